@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { DnsErrorCode, parseOverride } from '../src/index.js';
+import { OverrideTable } from '../src/overrides.js';
+
+describe('parseOverride', () => {
+  it.each([
+    ['site1.test:127.0.0.1', { pattern: 'site1.test', address: '127.0.0.1' }],
+    ['*.test:127.0.0.1', { pattern: '*.test', address: '127.0.0.1' }],
+    ['*:10.0.0.1', { pattern: '*', address: '10.0.0.1' }],
+    ['Site1.Test.:127.0.0.2', { pattern: 'site1.test', address: '127.0.0.2' }],
+    ['site1.test:8080:127.0.0.1', { pattern: 'site1.test', address: '127.0.0.1', port: 8080 }],
+    ['site1.test:[::1]', { pattern: 'site1.test', address: '::1' }],
+    ['site1.test:443:[::1]', { pattern: 'site1.test', address: '::1', port: 443 }],
+    ['site1.test:::1', { pattern: 'site1.test', address: '::1' }],
+    ['site1.test:[FD00::1]', { pattern: 'site1.test', address: 'fd00::1' }],
+  ])('%s', (spec, expected) => {
+    expect(parseOverride(spec)).toEqual(expected);
+  });
+
+  it.each([
+    'site1.test',
+    ':127.0.0.1',
+    'site1.test:',
+    'site1.test:not-an-ip',
+    'site1.test:80:not-an-ip',
+    'site1.test:99999:127.0.0.1',
+    'site1.test:0:127.0.0.1',
+    'bad host:127.0.0.1',
+    'a.*.test:127.0.0.1',
+    'site1.test:[127.0.0.1]',
+  ])('rejects %j with INVALID_OVERRIDE', (spec) => {
+    expect(() => parseOverride(spec)).toThrow(
+      expect.objectContaining({ code: DnsErrorCode.INVALID_OVERRIDE }),
+    );
+  });
+});
+
+describe('OverrideTable precedence', () => {
+  const table = new OverrideTable([
+    '*:192.0.2.99',
+    '*.test:127.0.0.1',
+    '*.a.test:127.0.0.2',
+    'exact.a.test:127.0.0.3',
+    'exact.a.test:[::1]',
+  ]);
+  const first = (host: string) => table.match(host)?.[0]?.address;
+
+  it('an exact host wins over every wildcard and keeps all its addresses', () => {
+    expect(table.match('exact.a.test')).toEqual([
+      { address: '127.0.0.3', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+  });
+
+  it('the longest wildcard wins', () => {
+    expect(first('x.a.test')).toBe('127.0.0.2');
+    expect(first('y.x.a.test')).toBe('127.0.0.2');
+    expect(first('b.test')).toBe('127.0.0.1');
+  });
+
+  it('*.test matches subdomains but not test itself (which falls to the catch-all)', () => {
+    expect(first('deep.b.test')).toBe('127.0.0.1');
+    expect(first('a.test')).toBe('127.0.0.1');
+    expect(first('test')).toBe('192.0.2.99');
+    expect(first('nottest')).toBe('192.0.2.99');
+  });
+
+  it('without a catch-all an unknown host is not overridden', () => {
+    const narrow = new OverrideTable(['*.test:127.0.0.1']);
+    expect(narrow.match('example.com')).toBeUndefined();
+    expect(narrow.match('test')).toBeUndefined();
+    expect(narrow.match('xtest')).toBeUndefined();
+  });
+});
