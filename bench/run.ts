@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- filter...]`: runs every `packages/*\/bench/*.bench.ts` and
- * `services/*\/bench/*.bench.ts` one after another, each in its own process so one
+ * `services/*\/bench/*.bench.ts` (and the test web's own `test/web/*.bench.ts`) one after another, each in its own process so one
  * benchmark's heap and Redis never colour the next. A filter keeps the files whose
  * path contains it.
  */
@@ -20,6 +20,9 @@ for (const group of ['packages', 'services']) {
       if (file.endsWith('.bench.ts')) files.push(join(dir, file));
     }
   }
+}
+for (const file of readdirSync(join(root, 'test', 'web')).sort()) {
+  if (file.endsWith('.bench.ts')) files.push(join(root, 'test', 'web', file));
 }
 
 const selected = files.filter(
