@@ -1,0 +1,11 @@
+export { canonicalize, robotsTxtUrl, tryCanonicalize } from './canonicalize.js';
+export {
+  type CanonicalizeOptions,
+  type CanonicalizeResult,
+  Canonicalizer,
+  type CanonicalUrl,
+  createCanonicalizer,
+} from './canonicalizer.js';
+export { domainKey } from './domain-key.js';
+export { UrlError, type UrlErrorCode, UrlOptionsError } from './errors.js';
+export { DEFAULT_TRACKING_PARAMS } from './tracking-params.js';
