@@ -1,0 +1,401 @@
+/**
+ * Gets the RobotsTxt of an origin: in-process LRU, then a pluggable shared cache (Redis in the
+ * pod), then a fetch of /robots.txt through the crawler's own Fetcher (same User-Agent, DNS
+ * policy and limits), following at most five redirects. Concurrent loads of one origin share
+ * one fetch.
+ */
+import {
+  ROBOTS_CACHE_TTL_MS,
+  ROBOTS_MAX_REDIRECTS,
+  type RobotsFetchOutcome,
+  RobotsTxt,
+  type RobotsTxtJson,
+} from '@shardline/robots';
+import { canonicalize } from '@shardline/url';
+import { CrawlerError, CrawlerErrorCode, check, FetchErrorCode, invalidOption } from './errors.js';
+import type { FetchOptions, FetchOutcome, FetchTimings } from './fetcher.js';
+
+const OWNER = 'RobotsLoaderOptions';
+
+/** RFC 9309 §2.5: parse at least the first 500 KiB. */
+const ROBOTS_MAX_BYTES = 512_000;
+
+/** What the shared cache stores per origin; `expiresAtMs` keeps a copy from outliving its fetch. */
+export interface RobotsCacheRecord {
+  v: 1;
+  robots: RobotsTxtJson;
+  /** Epoch ms of the fetch that produced `robots`. */
+  fetchedAtMs: number;
+  /** Epoch ms after which `robots` must be fetched again (≤ 24 h after `fetchedAtMs`). */
+  expiresAtMs: number;
+}
+
+/**
+ * Second-level cache shared by pods (the pod backs it with Redis). `set` receives the TTL the
+ * store should apply (e.g. `SET … PX ttlMs`). Errors are swallowed by the loader: a broken
+ * cache costs a fetch, never a wrong answer.
+ */
+export interface RobotsSharedCache {
+  get(origin: string): Promise<RobotsCacheRecord | undefined>;
+  set(origin: string, record: RobotsCacheRecord, ttlMs: number): Promise<void>;
+}
+
+/** The part of `Fetcher` the loader uses. */
+export interface RobotsFetcher {
+  fetch(url: string, options?: FetchOptions): Promise<FetchOutcome>;
+}
+
+/** One HTTP request made while loading a robots.txt (one per redirect hop). */
+export interface RobotsFetchHop {
+  /** Origin the request went to (what `beforeFetch` was called with). */
+  origin: string;
+  url: string;
+  status: number;
+  timings: FetchTimings;
+  error?: FetchOutcome['error'];
+}
+
+/** Result of {@link RobotsLoader.load}. */
+export interface RobotsLoadResult {
+  /** The canonical origin (`scheme://host[:port]`). */
+  origin: string;
+  robots: RobotsTxt;
+  /** Where the answer came from. */
+  from: 'memory' | 'shared-cache' | 'fetch';
+  /** Epoch ms until which the answer is used. */
+  expiresAtMs: number;
+  /** Requests made for this answer (empty unless `from === 'fetch'`). */
+  hops: RobotsFetchHop[];
+}
+
+/** Options of {@link RobotsLoader}. */
+export interface RobotsLoaderOptions {
+  /** Fetches /robots.txt; pass the crawler's `Fetcher` so UA, DNS policy and limits match. */
+  fetcher: RobotsFetcher;
+  /** Second-level cache (Redis in the pod). @default undefined (memory only) */
+  sharedCache?: RobotsSharedCache;
+  /**
+   * Politeness hook, awaited before every robots request (each redirect hop) with the origin
+   * it goes to; the pod wires it to its per-host gate. A rejection aborts the load (nothing
+   * is cached). @default undefined
+   */
+  beforeFetch?: (origin: string) => Promise<void>;
+  /** Called after every robots request with its status and timings (politeness bookkeeping). */
+  onFetch?: (hop: RobotsFetchHop) => void;
+  /** Origins kept in the in-process LRU. @default 10000 */
+  maxEntries?: number;
+  /** Lifetime of a fetched robots.txt; RFC 9309 §2.4 caps it at 24 h. @default 86400000 */
+  ttlMs?: number;
+  /**
+   * A shorter `Cache-Control: max-age` is honoured, but never below this (a `max-age=0`
+   * robots.txt must not be refetched before every page). @default 600000 (10 min)
+   */
+  minTtlMs?: number;
+  /**
+   * Lifetime of the "disallow all" answer for a 5xx / 429 / unreachable robots.txt, so it is
+   * retried soon; a longer `Retry-After` is honoured up to `ttlMs`. @default 300000 (5 min)
+   */
+  unreachableRetryMs?: number;
+  /** Redirects followed (RFC 9309 §2.3.1.2 asks for at least five). @default 5 */
+  maxRedirects?: number;
+  /** Bytes of robots.txt read and parsed (≥ 500 KiB per RFC 9309 §2.5). @default 512000 */
+  maxBytes?: number;
+  /** Clock (epoch ms); tests move it to expire entries. @default Date.now */
+  now?: () => number;
+}
+
+interface MemoryEntry {
+  robots: RobotsTxt;
+  expiresAtMs: number;
+}
+
+/** Loads, caches and coalesces robots.txt per origin. */
+export class RobotsLoader {
+  readonly #fetcher: RobotsFetcher;
+  readonly #shared: RobotsSharedCache | undefined;
+  readonly #beforeFetch: ((origin: string) => Promise<void>) | undefined;
+  readonly #onFetch: ((hop: RobotsFetchHop) => void) | undefined;
+  readonly #maxEntries: number;
+  readonly #ttlMs: number;
+  readonly #minTtlMs: number;
+  readonly #unreachableRetryMs: number;
+  readonly #maxRedirects: number;
+  readonly #maxBytes: number;
+  readonly #now: () => number;
+  // Insertion order is recency order: a hit is deleted and re-set, the oldest key is evicted.
+  readonly #memory = new Map<string, MemoryEntry>();
+  // One promise per origin being loaded; every concurrent caller awaits the same one.
+  readonly #inflight = new Map<string, Promise<RobotsLoadResult>>();
+  #fetches = 0;
+  #coalesced = 0;
+  #memoryHits = 0;
+  #sharedHits = 0;
+
+  constructor(options: RobotsLoaderOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw invalidOption('RobotsLoader', 'options', options, 'an object');
+    }
+    if (typeof options.fetcher?.fetch !== 'function') {
+      throw invalidOption(OWNER, 'fetcher', options.fetcher, 'a Fetcher');
+    }
+    this.#fetcher = options.fetcher;
+    const shared = options.sharedCache;
+    if (
+      shared !== undefined &&
+      (typeof shared?.get !== 'function' || typeof shared.set !== 'function')
+    ) {
+      throw invalidOption(OWNER, 'sharedCache', shared, 'an object with get and set');
+    }
+    this.#shared = shared;
+    this.#beforeFetch = check.fn(OWNER, 'beforeFetch', options.beforeFetch);
+    this.#onFetch = check.fn(OWNER, 'onFetch', options.onFetch);
+    this.#maxEntries = check.int(OWNER, 'maxEntries', options.maxEntries, 10_000, 1);
+    this.#ttlMs = check.int(
+      OWNER,
+      'ttlMs',
+      options.ttlMs,
+      ROBOTS_CACHE_TTL_MS,
+      1,
+      ROBOTS_CACHE_TTL_MS,
+    );
+    this.#minTtlMs = check.int(
+      OWNER,
+      'minTtlMs',
+      options.minTtlMs,
+      Math.min(600_000, this.#ttlMs),
+      0,
+      this.#ttlMs,
+    );
+    this.#unreachableRetryMs = check.int(
+      OWNER,
+      'unreachableRetryMs',
+      options.unreachableRetryMs,
+      Math.min(300_000, this.#ttlMs),
+      1,
+      this.#ttlMs,
+    );
+    this.#maxRedirects = check.int(
+      OWNER,
+      'maxRedirects',
+      options.maxRedirects,
+      ROBOTS_MAX_REDIRECTS,
+      0,
+      20,
+    );
+    this.#maxBytes = check.int(
+      OWNER,
+      'maxBytes',
+      options.maxBytes,
+      ROBOTS_MAX_BYTES,
+      ROBOTS_MAX_BYTES,
+    );
+    this.#now = check.fn<() => number>(OWNER, 'now', options.now) ?? Date.now;
+  }
+
+  /**
+   * The robots.txt rules for the origin of `urlOrOrigin` (any URL of the site works).
+   * Never rejects for network or HTTP problems (those become allow-all / disallow-all per
+   * RFC 9309); rejects when the URL is not http(s), when `beforeFetch` rejects, or when the
+   * fetcher is closed.
+   */
+  load(urlOrOrigin: string): Promise<RobotsLoadResult> {
+    let origin: string;
+    try {
+      origin = canonicalize(urlOrOrigin).origin;
+    } catch (cause) {
+      return Promise.reject(
+        new CrawlerError(
+          CrawlerErrorCode.INVALID_ARGUMENT,
+          `RobotsLoader.load needs an http(s) URL; got ${JSON.stringify(String(urlOrOrigin).slice(0, 200))}`,
+          { cause },
+        ),
+      );
+    }
+    const now = this.#now();
+    const cached = this.#memory.get(origin);
+    if (cached) {
+      if (cached.expiresAtMs > now) {
+        this.#memory.delete(origin);
+        this.#memory.set(origin, cached);
+        this.#memoryHits += 1;
+        return Promise.resolve({
+          origin,
+          robots: cached.robots,
+          from: 'memory',
+          expiresAtMs: cached.expiresAtMs,
+          hops: [],
+        });
+      }
+      this.#memory.delete(origin);
+    }
+    const running = this.#inflight.get(origin);
+    if (running) {
+      this.#coalesced += 1;
+      return running;
+    }
+    const promise = this.#loadUncached(origin).finally(() => this.#inflight.delete(origin));
+    this.#inflight.set(origin, promise);
+    return promise;
+  }
+
+  /** Counters since construction. */
+  stats(): {
+    memoryHits: number;
+    sharedHits: number;
+    fetches: number;
+    coalesced: number;
+    size: number;
+  } {
+    return {
+      memoryHits: this.#memoryHits,
+      sharedHits: this.#sharedHits,
+      fetches: this.#fetches,
+      coalesced: this.#coalesced,
+      size: this.#memory.size,
+    };
+  }
+
+  /** Forget the in-process copy of one origin (the shared cache is left alone). */
+  forget(urlOrOrigin: string): void {
+    this.#memory.delete(canonicalize(urlOrOrigin).origin);
+  }
+
+  async #loadUncached(origin: string): Promise<RobotsLoadResult> {
+    const fromShared = await this.#readShared(origin);
+    if (fromShared) {
+      this.#sharedHits += 1;
+      this.#remember(origin, fromShared.robots, fromShared.expiresAtMs);
+      return {
+        origin,
+        robots: fromShared.robots,
+        from: 'shared-cache',
+        expiresAtMs: fromShared.expiresAtMs,
+        hops: [],
+      };
+    }
+    const { robots, hops, ttlMs } = await this.#fetchRobots(origin);
+    const fetchedAtMs = this.#now();
+    const expiresAtMs = fetchedAtMs + ttlMs;
+    this.#remember(origin, robots, expiresAtMs);
+    if (this.#shared) {
+      const record: RobotsCacheRecord = { v: 1, robots: robots.toJSON(), fetchedAtMs, expiresAtMs };
+      try {
+        await this.#shared.set(origin, record, ttlMs);
+      } catch {
+        // A cache that cannot store costs later fetches, not correctness.
+      }
+    }
+    return { origin, robots, from: 'fetch', expiresAtMs, hops };
+  }
+
+  async #readShared(
+    origin: string,
+  ): Promise<{ robots: RobotsTxt; expiresAtMs: number } | undefined> {
+    if (!this.#shared) return undefined;
+    try {
+      const record = await this.#shared.get(origin);
+      if (
+        record?.v !== 1 ||
+        typeof record.expiresAtMs !== 'number' ||
+        typeof record.fetchedAtMs !== 'number'
+      ) {
+        return undefined;
+      }
+      // Never trust a stored expiry beyond 24 h from its fetch, whatever wrote it.
+      const expiresAtMs = Math.min(record.expiresAtMs, record.fetchedAtMs + ROBOTS_CACHE_TTL_MS);
+      if (!(expiresAtMs > this.#now())) return undefined;
+      return { robots: RobotsTxt.fromJSON(record.robots), expiresAtMs };
+    } catch {
+      // Unreachable store or a corrupt record: fall through to a fetch.
+      return undefined;
+    }
+  }
+
+  #remember(origin: string, robots: RobotsTxt, expiresAtMs: number): void {
+    this.#memory.delete(origin);
+    this.#memory.set(origin, { robots, expiresAtMs });
+    while (this.#memory.size > this.#maxEntries) {
+      const oldest = this.#memory.keys().next().value;
+      if (oldest === undefined) break;
+      this.#memory.delete(oldest);
+    }
+  }
+
+  async #fetchRobots(
+    origin: string,
+  ): Promise<{ robots: RobotsTxt; hops: RobotsFetchHop[]; ttlMs: number }> {
+    const hops: RobotsFetchHop[] = [];
+    let url = `${origin}/robots.txt`;
+    for (let redirects = 0; ; redirects++) {
+      const hopOrigin = new URL(url).origin;
+      await this.#beforeFetch?.(hopOrigin);
+      this.#fetches += 1;
+      // One byte past the parse limit, so RobotsTxt.parse sees that the file went on and marks
+      // the answer truncated (it parses complete lines within maxBytes only).
+      const outcome = await this.#fetcher.fetch(url, {
+        keepBody: 'always',
+        maxBodyBytes: this.#maxBytes + 1,
+      });
+      const hop: RobotsFetchHop = {
+        origin: hopOrigin,
+        url,
+        status: outcome.status,
+        timings: outcome.timings,
+      };
+      if (outcome.error) hop.error = outcome.error;
+      hops.push(hop);
+      try {
+        this.#onFetch?.(hop);
+      } catch {
+        // Bookkeeping must not break loading.
+      }
+      const isRedirect = outcome.status >= 300 && outcome.status < 400;
+      if (isRedirect && outcome.redirectTo && !outcome.error && redirects < this.#maxRedirects) {
+        const next = new URL(outcome.redirectTo);
+        if (next.protocol === 'http:' || next.protocol === 'https:') {
+          url = next.href;
+          continue;
+        }
+      }
+      return { robots: this.#interpret(outcome), hops, ttlMs: this.#ttlFor(outcome) };
+    }
+  }
+
+  #interpret(outcome: FetchOutcome): RobotsTxt {
+    // Only a complete (or cap-truncated) 2xx body is parsed; a body cut short by a network
+    // error or timeout is treated as unreachable, failing closed.
+    const failed = outcome.error !== undefined && outcome.error.code !== FetchErrorCode.TOO_LARGE;
+    const response: RobotsFetchOutcome =
+      failed || outcome.status === 0
+        ? {
+            error: outcome.error
+              ? `${outcome.error.code}: ${outcome.error.message}`
+              : 'no response',
+          }
+        : { status: outcome.status, body: outcome.body ?? '' };
+    return RobotsTxt.fromResponse(response, { maxBytes: this.#maxBytes });
+  }
+
+  #ttlFor(outcome: FetchOutcome): number {
+    const unreachable =
+      (outcome.error !== undefined && outcome.error.code !== FetchErrorCode.TOO_LARGE) ||
+      outcome.status === 0 ||
+      outcome.status === 429 ||
+      outcome.status >= 500;
+    if (unreachable) {
+      return Math.min(Math.max(this.#unreachableRetryMs, outcome.retryAfterMs ?? 0), this.#ttlMs);
+    }
+    const maxAgeMs = parseMaxAgeMs(outcome.headers['cache-control']);
+    if (maxAgeMs === undefined) return this.#ttlMs;
+    return Math.min(this.#ttlMs, Math.max(this.#minTtlMs, maxAgeMs));
+  }
+}
+
+/** `max-age` of a Cache-Control value in ms (`no-store` / `no-cache` count as 0). */
+function parseMaxAgeMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const lower = value.toLowerCase();
+  if (/(^|[\s,])(no-store|no-cache)([\s,]|$)/.test(lower)) return 0;
+  const match = /(?:^|[\s,])max-age\s*=\s*"?(\d+)"?/.exec(lower);
+  return match ? Number(match[1]) * 1000 : undefined;
+}
