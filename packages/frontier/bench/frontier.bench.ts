@@ -1,0 +1,162 @@
+/**
+ * Frontier throughput and memory, on one throwaway redis-server, in one run:
+ *
+ * 1. Raw pipelined `ZADD` of the URLs into per-domain sorted sets (the baseline), then
+ *    enqueue of the same URLs through the frontier, in the same batches, and
+ *    claim+complete of all of them; rates and the ratio to the baseline.
+ * 2. Redis memory per queued URL and per seen URL: `INFO memory` delta over 1,000,000 URLs
+ *    enqueued on 10,000 domains, then on 100 domains of 10,000 URLs. The seen share is
+ *    the drop when the seen buckets are deleted afterwards; everything else (queues,
+ *    host and domain state, due index, domains index) is charged to the queued URLs.
+ *
+ * `BENCH_SCALE=0.1 npm run bench -- frontier` runs a tenth of every size.
+ */
+import { Redis } from 'ioredis';
+import { startRedis } from '../../../test/helpers/redis.js';
+import { RedisFrontier } from '../src/index.js';
+
+const scale = Number(process.env.BENCH_SCALE ?? 1);
+const BATCH = 1000;
+
+function urlOf(domain: number, i: number): string {
+  return `https://www.site${domain}.com/articles/${i}/a-page-title-${(i * 7919) % 100_000}`;
+}
+
+/** URLs in batch order: each batch spreads over `domainsPerBatch` domains. */
+function* batches(
+  domains: number,
+  perDomain: number,
+  domainsPerBatch: number,
+): Generator<string[]> {
+  const perBatchPerDomain = Math.max(1, Math.floor(BATCH / domainsPerBatch));
+  for (let start = 0; start < perDomain; start += perBatchPerDomain) {
+    for (let d0 = 0; d0 < domains; d0 += domainsPerBatch) {
+      const batch: string[] = [];
+      for (let d = d0; d < Math.min(domains, d0 + domainsPerBatch); d++) {
+        for (let i = start; i < Math.min(perDomain, start + perBatchPerDomain); i++)
+          batch.push(urlOf(d, i));
+      }
+      yield batch;
+    }
+  }
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)?.[1]);
+}
+
+async function deleteMatching(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+
+async function throughput(redis: Redis): Promise<void> {
+  const domains = Math.round(1000 * scale);
+  const perDomain = 200;
+  const all = [...batches(domains, perDomain, 10)];
+  const total = all.reduce((n, b) => n + b.length, 0);
+
+  let t = performance.now();
+  let score = 0;
+  for (const batch of all) {
+    const pipe = redis.pipeline();
+    for (const url of batch) {
+      const host = url.slice(8, url.indexOf('/', 8));
+      pipe.zadd(`raw:{d:${host}}:q`, score++, url);
+    }
+    await pipe.exec();
+  }
+  const zaddRate = total / ((performance.now() - t) / 1000);
+
+  const frontier = new RedisFrontier({
+    redis,
+    ownerOf: () => 'bench',
+    prefix: 'tp',
+    defaultDelayMs: 0,
+    leaseTimeoutMs: 60_000,
+  });
+  t = performance.now();
+  for (const batch of all) await frontier.enqueue(batch);
+  const enqueueRate = total / ((performance.now() - t) / 1000);
+
+  // claim+complete: 4 concurrent loops of claim(max = 250) then completeMany of the leases.
+  t = performance.now();
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (done < total) {
+        const { leases } = await frontier.claim({ pod: 'bench', max: 250 });
+        if (leases.length === 0) {
+          await new Promise((r) => setTimeout(r, 1));
+          continue;
+        }
+        await frontier.completeMany(leases.map((lease) => ({ lease })));
+        done += leases.length;
+      }
+    }),
+  );
+  const claimRate = total / ((performance.now() - t) / 1000);
+  console.log(`throughput: ${fmt(total)} URLs on ${fmt(domains)} domains, batches of ${BATCH}`);
+  console.log(`  raw pipelined ZADD (baseline)   ${fmt(zaddRate)} URLs/s`);
+  console.log(
+    `  frontier enqueue                ${fmt(enqueueRate)} URLs/s  (${fmt(enqueueRate / zaddRate, 2)}× baseline, goal ≥ 0.5×)`,
+  );
+  console.log(
+    `  frontier claim+complete         ${fmt(claimRate)} URLs/s  (${fmt(claimRate / zaddRate, 2)}× baseline)`,
+  );
+}
+
+async function memory(redis: Redis, domains: number, perDomain: number): Promise<void> {
+  await redis.flushall();
+  const prefix = 'mem';
+  const frontier = new RedisFrontier({
+    redis,
+    ownerOf: (d) => `pod${d.length % 3}`,
+    prefix,
+    defaultDelayMs: 0,
+  });
+  const before = await usedMemory(redis);
+  let urls = 0;
+  let urlBytes = 0;
+  for (const batch of batches(domains, perDomain, Math.max(1, Math.floor(BATCH / perDomain)))) {
+    const report = await frontier.enqueue(batch);
+    if (report.queued !== batch.length) throw new Error('bench URLs must all be new');
+    for (const r of report.results) urlBytes += Buffer.byteLength(r.url!);
+    urls += batch.length;
+  }
+  const afterAll = await usedMemory(redis);
+  await deleteMatching(redis, `${prefix}:{d:*}:s:*`);
+  const afterSeenGone = await usedMemory(redis);
+  const seen = (afterAll - afterSeenGone) / urls;
+  const queued = (afterSeenGone - before) / urls;
+  const avgUrl = urlBytes / urls;
+  console.log(
+    `memory: ${fmt(urls)} URLs on ${fmt(domains)} domains of ${fmt(perDomain)} (mean URL ${fmt(avgUrl, 1)} B)`,
+  );
+  console.log(
+    `  per seen URL    ${fmt(seen, 1)} B   (goal ≤ 16 B)  ${seen <= 16 ? 'OK' : 'MISSED'}`,
+  );
+  console.log(
+    `  per queued URL  ${fmt(queued, 1)} B = URL + ${fmt(queued - avgUrl, 1)} B   (goal ≤ URL + 40 B)  ${queued - avgUrl <= 40 ? 'OK' : 'MISSED'}`,
+  );
+}
+
+const server = await startRedis();
+const redis = new Redis(server.port, server.host);
+try {
+  const version = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
+  console.log(`redis ${version}, scale ${scale}`);
+  await throughput(redis);
+  await memory(redis, Math.round(10_000 * scale), 100);
+  await memory(redis, Math.round(100 * scale), 10_000);
+} finally {
+  redis.disconnect();
+  await server.stop();
+}

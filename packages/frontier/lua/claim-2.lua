@@ -1,0 +1,90 @@
+--[[
+  claim: visit ONE host of a domain that its owner's due index said was due. First takes
+  back expired leases of the host (bounded), then, while the politeness gate is open,
+  pops the best URL and writes a lease. Always re-scores the host (new seq).
+
+  KEYS[1] domain hash  R..'d'
+  KEYS[2] key root     R      (host keys R..'h:<host>:s|l|q:<lvl>|L|D', dead letters R..'x')
+  ARGV[1] host
+  ARGV[2] holder pod id
+  ARGV[3] lease timeout (ms); 0 = leases never expire
+  ARGV[4] most URLs to claim from this host in this visit
+  ARGV[5] default delay between request starts (ms)
+  ARGV[6] default concurrency per host
+  ARGV[7] most expired leases to take back in this visit
+  ARGV[8] max retries (attempts before dead-lettering)
+  ARGV[9] dead-letter cap per domain
+
+  Gate (all must hold for each URL): domain not paused, now >= next_allowed_at,
+  in flight < concurrency, queue not empty. Each claim sets next_allowed_at =
+  now + effective delay, reserving the start-to-start gap.
+
+  Returns { seq, score, nowMs, reapedCount, reapedHolders (comma list, one per reaped
+    lease, with ':dead' when it went to the dead letters), leaseField1, deadline1,
+    level1, entry1, leaseField2, ... }
+  Side effects: host state (f, n, id, q, seq), lease hash/deadlines, domain counters
+  f, q, claimed, rep, dead; dead letters.
+]]
+--@include "time"
+--@include "host"
+--@include "deadletter"
+--@include "requeue"
+
+local dkey, root = KEYS[1], KEYS[2]
+local host, holder = ARGV[1], ARGV[2]
+local timeout = tonumber(ARGV[3])
+local max = tonumber(ARGV[4])
+local default_delay = tonumber(ARGV[5])
+local default_conc = tonumber(ARGV[6])
+local reap_max = tonumber(ARGV[7])
+local max_retries = tonumber(ARGV[8])
+local dead_cap = tonumber(ARGV[9])
+local now = now_ms()
+local skey = hkey(root, host, 's')
+
+-- Expired leases first: they free concurrency and go back to the front of the queue.
+local reaped = {}
+if reap_max > 0 then
+  local expired = redis.call('ZRANGEBYSCORE', hkey(root, host, 'D'), '-inf', now, 'LIMIT', 0, reap_max)
+  for _, field in ipairs(expired) do
+    local who, what = lease_requeue(root, dkey, host, field, now, max_retries, dead_cap, 'lease-expired')
+    if who then
+      reaped[#reaped + 1] = (what == 'dead') and (who .. ':dead') or who
+    end
+  end
+end
+
+local paused = is_paused(dkey)
+local leases = {}
+local got = 0
+while got < max and not paused do
+  local st = host_state(root, host)
+  local conc = tonumber(st.c) or default_conc
+  if st.q <= 0 or st.f >= conc or now < st.n then break end
+  local entry, level = queue_pop(root, host)
+  if not entry then break end
+  local id = redis.call('HINCRBY', skey, 'id', 1)
+  local field = host .. '/' .. id
+  local deadline = 0
+  if timeout > 0 then
+    deadline = now + timeout
+    redis.call('ZADD', hkey(root, host, 'D'), deadline, field)
+  end
+  redis.call('HSET', hkey(root, host, 'L'), field,
+    fmt(deadline) .. ',' .. holder .. ',' .. fmt(now) .. ',' .. level .. ',' .. entry)
+  redis.call('HSET', skey, 'n', fmt(now + effective_delay(st, default_delay)))
+  redis.call('HINCRBY', skey, 'f', 1)
+  redis.call('HINCRBY', dkey, 'f', 1)
+  redis.call('HINCRBY', dkey, 'q', -1)
+  redis.call('HINCRBY', dkey, 'claimed', 1)
+  got = got + 1
+  leases[#leases + 1] = field
+  leases[#leases + 1] = fmt(deadline)
+  leases[#leases + 1] = level
+  leases[#leases + 1] = entry
+end
+
+local seq, score = host_schedule(root, host, paused, default_conc)
+local reply = { seq, score, fmt(now), #reaped, table.concat(reaped, ',') }
+for _, v in ipairs(leases) do reply[#reply + 1] = v end
+return reply

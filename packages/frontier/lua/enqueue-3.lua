@@ -1,0 +1,97 @@
+--[[
+  enqueue: add canonical URLs of ONE domain to its host queues, exactly once per crawl.
+
+  KEYS[1] domain hash  R..'d'  (counters, paused flag, seen-bucket level sL / split sS)
+  KEYS[2] hosts set    R..'H'  (every host of the domain that ever had a URL)
+  KEYS[3] key root     R       (prefix of the domain's dynamic keys: seen buckets
+                                R..'s:<b>' and host keys R..'h:<host>:…'; same hash tag,
+                                hence same slot, as KEYS[1])
+  ARGV[1] cap          most URLs queued in the domain at once; 0 = no cap
+  ARGV[2] default concurrency per host (used when a host has no own `c`)
+  ARGV[3..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
+            (integer), entry ("<depth>,<attempt>,<metaLen>,<meta><url>")
+
+  Returns { statuses, queuedInDomain, host1, seq1, score1, host2, ... }
+    statuses: one character per URL in order: 'q' queued, 'd' duplicate (already seen,
+    including earlier in this batch), 'c' over the domain cap (not marked seen, so it can
+    be enqueued again later); then for every host that got a URL its new scheduling seq
+    and due-index score ('park' | ms | 'inf').
+  Side effects: seen buckets (may split one), host lists/levels/state, domain counters
+  q, seen, enq, dup, cap.
+]]
+--@include "time"
+--@include "host"
+--@include "seen"
+
+local dkey, hosts_key, root = KEYS[1], KEYS[2], KEYS[3]
+local cap = tonumber(ARGV[1])
+local default_conc = tonumber(ARGV[2])
+local queued = tonumber(redis.call('HGET', dkey, 'q') or '0')
+local st = seen_state(dkey)
+local out = {}
+-- Accepted entries are buffered per host and level and pushed in bulk at the end (one
+-- RPUSH per list instead of one per URL); order within a list is kept.
+local lists, list_order = {}, {}
+local per_host, host_order = {}, {}
+local nq, nd, nc = 0, 0, 0
+
+for i = 3, #ARGV, 4 do
+  local host, fp, level, entry = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  if not seen_add(root, dkey, fp, st) then
+    out[#out + 1] = 'd'
+    nd = nd + 1
+  elseif cap > 0 and queued >= cap then
+    -- Over the cap: undo the seen mark so the URL can be enqueued once there is room.
+    seen_remove(root, fp, st)
+    out[#out + 1] = 'c'
+    nc = nc + 1
+  else
+    local lk = host .. '\n' .. level
+    local buf = lists[lk]
+    if not buf then
+      buf = { host = host, level = level }
+      lists[lk] = buf
+      list_order[#list_order + 1] = lk
+    end
+    buf[#buf + 1] = entry
+    if not per_host[host] then
+      per_host[host] = 0
+      host_order[#host_order + 1] = host
+    end
+    per_host[host] = per_host[host] + 1
+    queued = queued + 1
+    nq = nq + 1
+    out[#out + 1] = 'q'
+  end
+end
+
+for _, lk in ipairs(list_order) do
+  local buf = lists[lk]
+  local key = hkey(root, buf.host, 'q:' .. buf.level)
+  for s = 1, #buf, 1000 do
+    redis.call('RPUSH', key, unpack(buf, s, math.min(s + 999, #buf)))
+  end
+  redis.call('ZADD', hkey(root, buf.host, 'l'), buf.level, buf.level)
+end
+for _, host in ipairs(host_order) do
+  redis.call('HINCRBY', hkey(root, host, 's'), 'q', per_host[host])
+end
+
+seen_save(dkey, st)
+if nq > 0 then
+  redis.call('HINCRBY', dkey, 'q', nq)
+  redis.call('HINCRBY', dkey, 'enq', nq)
+end
+if nd > 0 then redis.call('HINCRBY', dkey, 'dup', nd) end
+if nc > 0 then redis.call('HINCRBY', dkey, 'cap', nc) end
+
+local reply = { table.concat(out), queued }
+local paused = is_paused(dkey)
+for _, host in ipairs(host_order) do
+  redis.call('SADD', hosts_key, host)
+  local seq, score = host_schedule(root, host, paused, default_conc)
+  reply[#reply + 1] = host
+  reply[#reply + 1] = seq
+  reply[#reply + 1] = score
+end
+return reply

@@ -1,0 +1,74 @@
+--[[
+  fail: a fetch failed. Retryable failures back the host off (exponential, with jitter)
+  and requeue the URL at the back of its level with attempt+1; after max retries, or when
+  not retryable, the URL goes to the domain's dead letters with the reason.
+
+  KEYS[1] domain hash  R..'d'
+  KEYS[2] key root     R   (host keys, dead letters R..'x')
+  ARGV[1] host
+  ARGV[2] lease field
+  ARGV[3] holder pod id
+  ARGV[4] retryable: '1' | '0'
+  ARGV[5] Retry-After (ms from now); 0 = none. Pushes the host's next_allowed_at.
+  ARGV[6] reason (short text, no tabs)
+  ARGV[7] HTTP status (0 = none)
+  ARGV[8] max retries
+  ARGV[9] backoff base (ms): backoff = min(max, base x 2^(consecutive failures-1)) x
+          (0.5 + 0.5 x jitter)
+  ARGV[10] backoff max (ms)
+  ARGV[11] jitter in [0, 1] (random, supplied by the caller)
+  ARGV[12] dead-letter cap per domain
+  ARGV[13] default delay (ms)
+  ARGV[14] default concurrency
+
+  Returns { status, outcome ('retry' | 'dead' | ''), attempt, seq, score }: status 0 ok,
+  1 lease not found, 2 held by another pod.
+  Side effects: lease removed; host f, fc, bo, n; domain f, err, q or dead; dead letters.
+]]
+--@include "time"
+--@include "host"
+--@include "deadletter"
+
+local dkey, root = KEYS[1], KEYS[2]
+local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
+local retryable = ARGV[4] == '1'
+local retry_after = tonumber(ARGV[5])
+local lk = hkey(root, host, 'L')
+local v = redis.call('HGET', lk, field)
+if not v then
+  redis.call('HINCRBY', dkey, 'late', 1)
+  return { 1, '', 0, 0, '' }
+end
+local _, who, _, level, entry = lease_parse(v)
+if who ~= holder then return { 2, '', 0, 0, '' } end
+local now = now_ms()
+local skey = hkey(root, host, 's')
+redis.call('HDEL', lk, field)
+redis.call('ZREM', hkey(root, host, 'D'), field)
+redis.call('HINCRBY', skey, 'f', -1)
+redis.call('HINCRBY', dkey, 'f', -1)
+redis.call('HINCRBY', dkey, 'err', 1)
+if retryable then
+  local fc = redis.call('HINCRBY', skey, 'fc', 1)
+  local bo = math.min(tonumber(ARGV[10]), tonumber(ARGV[9]) * 2 ^ (fc - 1))
+  bo = math.floor(bo * (0.5 + 0.5 * tonumber(ARGV[11])))
+  redis.call('HSET', skey, 'bo', fmt(bo))
+end
+local st = host_state(root, host)
+local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[13])), now + retry_after)
+redis.call('HSET', skey, 'n', fmt(next_at))
+
+local depth, attempt, rest = entry_parse(entry)
+attempt = attempt + 1
+local next_entry = depth .. ',' .. attempt .. ',' .. rest
+local outcome
+if (not retryable) or attempt > tonumber(ARGV[8]) then
+  dead_letter(root, dkey, host, level, next_entry, ARGV[6], ARGV[7], now, tonumber(ARGV[12]))
+  outcome = 'dead'
+else
+  queue_push(root, host, level, next_entry, false)
+  redis.call('HINCRBY', dkey, 'q', 1)
+  outcome = 'retry'
+end
+local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[14]))
+return { 0, outcome, attempt, seq, score }

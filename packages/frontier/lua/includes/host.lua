@@ -1,0 +1,112 @@
+--[[
+  Host-level helpers shared by every script that touches a host queue.
+
+  Key names under the domain's key root R (all in the domain's hash slot):
+    R .. 'h:' .. host .. ':s'           HASH  host state (politeness + queue size + seq)
+    R .. 'h:' .. host .. ':l'           ZSET  non-empty priority levels (member = score = level)
+    R .. 'h:' .. host .. ':q:' .. lvl   LIST  queue entries at one level, FIFO
+    R .. 'h:' .. host .. ':L'           HASH  leases: field "<host>/<n>" -> packed lease
+    R .. 'h:' .. host .. ':D'           ZSET  lease deadlines (ms) of leases that can expire
+  Host state fields: q queued, f in flight, n next_allowed_at (ms), c concurrency,
+  dl configured delay (ms), cd robots crawl-delay (ms), bo backoff (ms), fc consecutive
+  failures, ad adaptive delay (ms), seq scheduling sequence, id lease counter.
+  Queue entry: "<depth>,<attempt>,<metaLen>,<meta><url>"
+  Lease value: "<deadline>,<holder>,<claimedAt>,<priority>,<entry>" (deadline 0 = never)
+]]
+local function hkey(root, host, suffix)
+  return root .. 'h:' .. host .. ':' .. suffix
+end
+
+-- Push an entry onto a host queue at a priority level; front=true for LPUSH (entries that
+-- were already handed out once keep their place), false for RPUSH (FIFO among equals).
+local function queue_push(root, host, level, entry, front)
+  local lk = hkey(root, host, 'q:' .. level)
+  if front then
+    redis.call('LPUSH', lk, entry)
+  else
+    redis.call('RPUSH', lk, entry)
+  end
+  redis.call('ZADD', hkey(root, host, 'l'), level, level)
+  redis.call('HINCRBY', hkey(root, host, 's'), 'q', 1)
+end
+
+-- Pop the best entry of a host: highest level, oldest first. Returns entry, level or nil.
+local function queue_pop(root, host)
+  local lv = redis.call('ZREVRANGE', hkey(root, host, 'l'), 0, 0)
+  if #lv == 0 then
+    -- No level left means nothing queued: repair a drifted counter rather than let the
+    -- host be scored as due forever.
+    redis.call('HSET', hkey(root, host, 's'), 'q', 0)
+    return nil
+  end
+  local level = lv[1]
+  local lk = hkey(root, host, 'q:' .. level)
+  local entry = redis.call('LPOP', lk)
+  if redis.call('LLEN', lk) == 0 then
+    redis.call('ZREM', hkey(root, host, 'l'), level)
+  end
+  if not entry then return nil end
+  redis.call('HINCRBY', hkey(root, host, 's'), 'q', -1)
+  return entry, level
+end
+
+-- Split a lease value into deadline, holder, claimedAt, priority, entry.
+local function lease_parse(v)
+  local deadline, holder, claimed, level, entry = string.match(v, '^(%d+),([^,]*),(%d+),(%-?%d+),(.*)$')
+  return tonumber(deadline), holder, tonumber(claimed), level, entry
+end
+
+-- Split an entry into depth, attempt, and the rest ("<metaLen>,<meta><url>").
+local function entry_parse(e)
+  local depth, attempt, rest = string.match(e, '^(%d+),(%d+),(.*)$')
+  return tonumber(depth), tonumber(attempt), rest
+end
+
+-- Effective start-to-start delay of a host (ms): max of configured delay, robots
+-- crawl-delay, failure backoff and the adaptive (response-time based) delay.
+local function effective_delay(st, default_delay)
+  local d = tonumber(st.dl) or default_delay
+  local cd = tonumber(st.cd) or 0
+  local bo = tonumber(st.bo) or 0
+  local ad = tonumber(st.ad) or 0
+  return math.max(d, cd, bo, ad)
+end
+
+local function host_state(root, host)
+  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc')
+  return { q = tonumber(v[1]) or 0, f = tonumber(v[2]) or 0, n = tonumber(v[3]) or 0,
+    c = v[4], dl = v[5], cd = v[6], bo = v[7], ad = v[8], fc = tonumber(v[9]) or 0 }
+end
+
+--[[
+  Where the host belongs in its owner's due index, after a change:
+    'park'        nothing queued and nothing in flight (or paused with nothing in flight)
+    next_allowed  queued, not paused, below its concurrency
+    lease deadline / inf   otherwise while leases are out: the earliest deadline that can
+                  expire (reaping happens when the host is visited), else +inf, which
+                  keeps the host listed (reclaimPod finds leases through the due indexes)
+                  without ever being polled; the lease's complete/fail/release re-scores it.
+  Bumps and returns the host's seq: index updates apply only if their seq is newer.
+]]
+local function host_schedule(root, host, paused, default_conc)
+  local st = host_state(root, host)
+  local seq = redis.call('HINCRBY', hkey(root, host, 's'), 'seq', 1)
+  if st.f <= 0 and (st.q <= 0 or paused) then
+    return seq, 'park'
+  end
+  local due = math.huge
+  local conc = tonumber(st.c) or default_conc
+  if st.q > 0 and not paused and st.f < conc then
+    due = st.n
+  end
+  local ld = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
+  if ld[2] then
+    local d = tonumber(ld[2])
+    if d < due then due = d end
+  end
+  return seq, fmt(due)
+end
+
+local function is_paused(domain_key)
+  return redis.call('HGET', domain_key, 'paused') == '1'
+end

@@ -1,0 +1,70 @@
+--[[
+  index-update: apply host scores to a pod's due index, newest seq wins.
+
+  Domain scripts and index scripts live in different slots, so a change is two round
+  trips (domain script, then this). Concurrent clients can deliver those second steps
+  out of order; each carries the host's seq from its domain script and only a seq newer
+  than the one recorded for the member is applied. Removing a member forgets its seq (a
+  later stale add then only causes one harmless visit, never a missing entry).
+
+  Before a change that may make a host due (enqueue, complete, fail, release, reclaim)
+  the caller first PINS the member: it may not be removed until pin ms have passed (a park
+  inside the pin moves it to the pin's end instead), and it is added at "now" if absent.
+  Lease operations (seq '0') also LOWER an existing score to now: the host may sit at
+  +inf while its lease is out, and only this operation's update would re-score it.
+  Enqueue (seq '-1') keeps an existing score: a listed host is visited at that time
+  anyway, and re-scored then. If the caller dies between its domain script and its
+  update, the pinned entry makes some claimer visit the host and re-score it: no host
+  with queued URLs is ever left out.
+
+  KEYS[1] due index   ZSET member "<domain>/<host>" -> due ms (or +inf)
+  KEYS[2] due meta    HASH member -> "<seq>:<pinUntilMs>"
+  ARGV[1] wake channel to PUBLISH the new earliest due ms to when it moves earlier
+          ('' = no publish)
+  ARGV[2] pin duration (ms)
+  ARGV[3..] triples: member, seq ('0' = pin and lower, '-1' = pin and keep), score
+            ('park' | ms | 'inf'; ignored for pins)
+
+  Returns { earliestDueMs or '', nowMs }.
+]]
+--@include "time"
+
+local zkey, mkey = KEYS[1], KEYS[2]
+local now = now_ms()
+local pin_ms = tonumber(ARGV[2])
+local first = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
+local before = first[2] and tonumber(first[2]) or math.huge
+
+for i = 3, #ARGV, 3 do
+  local member, seq, score = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
+  local meta = redis.call('HGET', mkey, member)
+  local cur_seq, pin = 0, 0
+  if meta then
+    local a, b = string.match(meta, '^(%d+):(%d+)$')
+    cur_seq, pin = tonumber(a), tonumber(b)
+  end
+  if seq <= 0 then
+    redis.call('ZADD', zkey, seq == 0 and 'LT' or 'NX', now, member)
+    redis.call('HSET', mkey, member, fmt(cur_seq) .. ':' .. fmt(now + pin_ms))
+  elseif seq > cur_seq then
+    if score == 'park' then
+      if pin > now then
+        redis.call('ZADD', zkey, pin, member)
+        redis.call('HSET', mkey, member, fmt(seq) .. ':' .. fmt(pin))
+      else
+        redis.call('ZREM', zkey, member)
+        redis.call('HDEL', mkey, member)
+      end
+    else
+      redis.call('ZADD', zkey, score, member)
+      redis.call('HSET', mkey, member, fmt(seq) .. ':' .. fmt(pin))
+    end
+  end
+end
+
+first = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
+local after = first[2] and tonumber(first[2]) or math.huge
+if ARGV[1] ~= '' and after < before then
+  redis.call('PUBLISH', ARGV[1], fmt(after))
+end
+return { first[2] and fmt(after) or '', fmt(now) }

@@ -1,0 +1,33 @@
+--[[
+  release: a pod gives a lease back untouched (no request was sent). The entry returns
+  to the front of its level with its attempt count unchanged.
+
+  KEYS[1] domain hash  R..'d'
+  KEYS[2] key root     R
+  ARGV[1] host
+  ARGV[2] lease field
+  ARGV[3] holder pod id
+  ARGV[4] default concurrency
+
+  Returns { status, seq, score }: status 0 ok, 1 lease not found, 2 held by another pod.
+  Side effects: lease removed; host f, q; domain f, q, released.
+]]
+--@include "time"
+--@include "host"
+
+local dkey, root = KEYS[1], KEYS[2]
+local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
+local lk = hkey(root, host, 'L')
+local v = redis.call('HGET', lk, field)
+if not v then return { 1, 0, '' } end
+local _, who, _, level, entry = lease_parse(v)
+if who ~= holder then return { 2, 0, '' } end
+redis.call('HDEL', lk, field)
+redis.call('ZREM', hkey(root, host, 'D'), field)
+redis.call('HINCRBY', hkey(root, host, 's'), 'f', -1)
+redis.call('HINCRBY', dkey, 'f', -1)
+redis.call('HINCRBY', dkey, 'q', 1)
+redis.call('HINCRBY', dkey, 'released', 1)
+queue_push(root, host, level, entry, true)
+local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[4]))
+return { 0, seq, score }

@@ -1,0 +1,17 @@
+--[[
+  schedule: re-score one host without changing it (new seq), for reindexing a domain on
+  another pod, repairing an index, or after a policy change made elsewhere.
+
+  KEYS[1] domain hash  R..'d'
+  KEYS[2] key root     R
+  ARGV[1] host
+  ARGV[2] default concurrency
+
+  Returns { seq, score }.
+  Side effects: host seq.
+]]
+--@include "time"
+--@include "host"
+
+local seq, score = host_schedule(KEYS[2], ARGV[1], is_paused(KEYS[1]), tonumber(ARGV[2]))
+return { seq, score }

@@ -1,0 +1,31 @@
+--[[
+  set-policy: per-host politeness overrides, e.g. the robots.txt crawl-delay.
+
+  KEYS[1] domain hash  R..'d'
+  KEYS[2] key root     R
+  ARGV[1] host
+  ARGV[2] concurrency ('' = unchanged, '-' = back to the default)
+  ARGV[3] delay between request starts (ms) ('' = unchanged, '-' = default)
+  ARGV[4] robots crawl-delay (ms) ('' = unchanged, '-' = none)
+  ARGV[5] default concurrency
+
+  Returns { seq, score }.
+  Side effects: host state c, dl, cd, seq; the host joins the domain's hosts set.
+]]
+--@include "time"
+--@include "host"
+
+local root, host = KEYS[2], ARGV[1]
+local skey = hkey(root, host, 's')
+local fields = { 'c', 'dl', 'cd' }
+for i, f in ipairs(fields) do
+  local v = ARGV[i + 1]
+  if v == '-' then
+    redis.call('HDEL', skey, f)
+  elseif v ~= '' then
+    redis.call('HSET', skey, f, v)
+  end
+end
+redis.call('SADD', root .. 'H', host)
+local seq, score = host_schedule(root, host, is_paused(KEYS[1]), tonumber(ARGV[5]))
+return { seq, score }

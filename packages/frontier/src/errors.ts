@@ -1,0 +1,142 @@
+/**
+ * Errors thrown by `@shardline/frontier`. Callers branch on `code`, never on the message.
+ */
+
+/** Stable codes of the errors this package throws. */
+export type FrontierErrorCode =
+  | 'SHARDLINE_ERR_FRONTIER_OPTIONS'
+  | 'SHARDLINE_ERR_FRONTIER_ARGUMENT'
+  | 'SHARDLINE_ERR_FRONTIER_LEASE_LOST'
+  | 'SHARDLINE_ERR_FRONTIER_LEASE_NOT_HELD'
+  | 'SHARDLINE_ERR_FRONTIER_REPLY';
+
+/**
+ * Codes of per-item enqueue rejections that come from the frontier itself (URL syntax
+ * rejections carry the `@shardline/url` codes). They are reported in results, not thrown.
+ */
+export type FrontierRejectCode =
+  | 'SHARDLINE_ERR_FRONTIER_DEPTH'
+  | 'SHARDLINE_ERR_FRONTIER_META'
+  | 'SHARDLINE_ERR_FRONTIER_PRIORITY'
+  | 'SHARDLINE_ERR_FRONTIER_INPUT';
+
+/** Base class: every frontier error has a fixed `name` and a stable `code`. */
+export class FrontierError extends Error {
+  override readonly name: string = 'FrontierError';
+  readonly code: FrontierErrorCode;
+
+  constructor(code: FrontierErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'function';
+  return String(value);
+}
+
+/** An invalid {@link FrontierOptions} value (a programming error). */
+export class FrontierOptionsError extends FrontierError {
+  override readonly name = 'FrontierOptionsError';
+  /** Name of the offending option. */
+  readonly option: string;
+  readonly value: unknown;
+
+  constructor(option: string, value: unknown, expected: string) {
+    super(
+      'SHARDLINE_ERR_FRONTIER_OPTIONS',
+      `option ${option} must be ${expected}, got ${show(value)} (${typeName(value)})`,
+    );
+    this.option = option;
+    this.value = value;
+  }
+}
+
+/** An invalid method argument: a malformed pod id, lease id, domain or host. */
+export class FrontierArgumentError extends FrontierError {
+  override readonly name = 'FrontierArgumentError';
+  readonly argument: string;
+  readonly value: unknown;
+
+  constructor(argument: string, value: unknown, expected: string) {
+    super(
+      'SHARDLINE_ERR_FRONTIER_ARGUMENT',
+      `${argument} must be ${expected}, got ${show(value)} (${typeName(value)})`,
+    );
+    this.argument = argument;
+    this.value = value;
+  }
+}
+
+/**
+ * The lease no longer exists: it expired and was reaped (the URL went back to the queue
+ * and will be fetched again, counted as a repeat), or it was already completed, failed or
+ * released. The caller should drop its work on the lease.
+ */
+export class LeaseLostError extends FrontierError {
+  override readonly name = 'LeaseLostError';
+  readonly leaseId: string;
+
+  constructor(leaseId: string) {
+    super('SHARDLINE_ERR_FRONTIER_LEASE_LOST', `lease ${leaseId} is no longer held`);
+    this.leaseId = leaseId;
+  }
+}
+
+/** The lease exists but another pod holds it (a caller passed the wrong `pod`). */
+export class LeaseNotHeldError extends FrontierError {
+  override readonly name = 'LeaseNotHeldError';
+  readonly leaseId: string;
+  readonly pod: string;
+
+  constructor(leaseId: string, pod: string) {
+    super('SHARDLINE_ERR_FRONTIER_LEASE_NOT_HELD', `lease ${leaseId} is not held by pod ${pod}`);
+    this.leaseId = leaseId;
+    this.pod = pod;
+  }
+}
+
+/** A script replied in a shape this version does not understand (mixed deployments). */
+export class FrontierReplyError extends FrontierError {
+  override readonly name = 'FrontierReplyError';
+
+  constructor(script: string, reply: unknown) {
+    super(
+      'SHARDLINE_ERR_FRONTIER_REPLY',
+      `unexpected reply from frontier script ${script}: ${JSON.stringify(reply)?.slice(0, 200)}`,
+    );
+  }
+}
+
+/** Status codes returned first by the lease scripts (heartbeat, complete, fail, release). */
+export enum LeaseStatus {
+  Ok = 0,
+  NotFound = 1,
+  NotHolder = 2,
+}
+
+/** Maps a lease script status to its typed error (`undefined` for {@link LeaseStatus.Ok}). */
+export function leaseStatusError(
+  status: number,
+  leaseId: string,
+  pod: string,
+): FrontierError | undefined {
+  switch (status) {
+    case LeaseStatus.Ok:
+      return undefined;
+    case LeaseStatus.NotFound:
+      return new LeaseLostError(leaseId);
+    case LeaseStatus.NotHolder:
+      return new LeaseNotHeldError(leaseId, pod);
+    default:
+      return new FrontierReplyError('lease status', status);
+  }
+}

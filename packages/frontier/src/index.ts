@@ -1,0 +1,34 @@
+export { parseLeaseId } from './codec.js';
+export {
+  FrontierArgumentError,
+  FrontierError,
+  type FrontierErrorCode,
+  FrontierOptionsError,
+  type FrontierRejectCode,
+  FrontierReplyError,
+  LeaseLostError,
+  LeaseNotHeldError,
+} from './errors.js';
+export { FrontierKeys } from './keys.js';
+export type { FrontierOptions } from './options.js';
+export { RedisFrontier } from './redis-frontier.js';
+export type {
+  CanonicalizeOptions,
+  ClaimRequest,
+  ClaimResult,
+  CompleteResult,
+  CounterStats,
+  DeadLetter,
+  DomainStats,
+  EnqueueItem,
+  EnqueueReport,
+  EnqueueResult,
+  EnqueueStatus,
+  FailOutcome,
+  FailResult,
+  FrontierReader,
+  FrontierWriter,
+  HostPolicy,
+  Lease,
+  LeaseRef,
+} from './types.js';

@@ -1,0 +1,85 @@
+/**
+ * Every Redis key and channel the frontier uses, spelled in one place. Scripts receive
+ * these names in KEYS; the dynamic per-host and per-bucket keys that scripts build from a
+ * domain's key root are spelled here too (for tests, tools and the README), and must
+ * match `lua/includes/host.lua` and `lua/includes/seen.lua`.
+ *
+ * All keys of one domain share the hash tag `{d:<domain>}`, so every domain script runs
+ * in one slot of a Redis Cluster; a pod's due index and its meta share `{p:<pod>}`.
+ */
+export class FrontierKeys {
+  readonly prefix: string;
+
+  constructor(prefix: string) {
+    this.prefix = prefix;
+  }
+
+  /** Key root of a domain: the prefix of all its keys (also passed to scripts as a key). */
+  root(domain: string): string {
+    return `${this.prefix}:{d:${domain}}:`;
+  }
+  /** HASH: domain counters, paused flag, seen-bucket level/split. */
+  domain(domain: string): string {
+    return `${this.root(domain)}d`;
+  }
+  /** SET: every host of the domain that ever had a URL or a policy. */
+  hosts(domain: string): string {
+    return `${this.root(domain)}H`;
+  }
+  /** SET (intset) of 64-bit fingerprints: one linear-hashing bucket of the seen-set. */
+  seenBucket(domain: string, bucket: number): string {
+    return `${this.root(domain)}s:${bucket}`;
+  }
+  /** LIST: the domain's dead letters, newest first. */
+  deadLetters(domain: string): string {
+    return `${this.root(domain)}x`;
+  }
+  /** HASH: a host's politeness and scheduling state. */
+  hostState(domain: string, host: string): string {
+    return `${this.root(domain)}h:${host}:s`;
+  }
+  /** ZSET: a host's non-empty priority levels. */
+  hostLevels(domain: string, host: string): string {
+    return `${this.root(domain)}h:${host}:l`;
+  }
+  /** LIST: a host's queue entries at one priority level. */
+  hostQueue(domain: string, host: string, level: number): string {
+    return `${this.root(domain)}h:${host}:q:${level}`;
+  }
+  /** HASH: a host's leases. */
+  hostLeases(domain: string, host: string): string {
+    return `${this.root(domain)}h:${host}:L`;
+  }
+  /** ZSET: deadlines of a host's leases that can expire. */
+  hostLeaseDeadlines(domain: string, host: string): string {
+    return `${this.root(domain)}h:${host}:D`;
+  }
+  /** ZSET: a pod's due index, member `<domain>/<host>` → due time (ms). */
+  due(pod: string): string {
+    return `${this.prefix}:pod:{p:${pod}}:due`;
+  }
+  /** HASH: due-index member → `<seq>:<pinUntilMs>`. */
+  dueMeta(pod: string): string {
+    return `${this.prefix}:pod:{p:${pod}}:duem`;
+  }
+  /** HASH: a pod's counters (eventually consistent). */
+  podStats(pod: string): string {
+    return `${this.prefix}:pod:{p:${pod}}:stats`;
+  }
+  /** HASH: global counters (eventually consistent). */
+  stats(): string {
+    return `${this.prefix}:stats`;
+  }
+  /** ZSET: domain → URLs queued (eventually consistent), for paging domains by depth. */
+  domains(): string {
+    return `${this.prefix}:domains`;
+  }
+  /** SET: pods that have had a due index. */
+  pods(): string {
+    return `${this.prefix}:pods`;
+  }
+  /** Pub/sub channel that carries a pod's new earliest due time when it moves earlier. */
+  wakeChannel(pod: string): string {
+    return `${this.prefix}:wake:${pod}`;
+  }
+}

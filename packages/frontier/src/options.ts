@@ -1,0 +1,139 @@
+/** Options of {@link RedisFrontier} and their validation. */
+import type { Cluster, Redis } from 'ioredis';
+import { FrontierOptionsError } from './errors.js';
+import type { CanonicalizeOptions } from './types.js';
+
+export interface FrontierOptions {
+  /** A connected ioredis client: `Redis` or `Cluster`. */
+  redis: Redis | Cluster;
+  /** Pod that owns a domain (from the ring). Enqueue wakes the domain in its due index. */
+  ownerOf: (domain: string) => string;
+  /** Prefix of every key. @default 'sl' */
+  prefix?: string;
+  /**
+   * Lease timeout: a lease not completed, failed or heartbeated within it is requeued
+   * (at-least-once; counted as a repeat). `0`: leases never expire; only
+   * {@link RedisFrontier.reclaimPod} takes back leases (at-most-once per live pod).
+   * @default 60000
+   */
+  leaseTimeoutMs?: number;
+  /** Failed attempts after which a URL is dead-lettered is `maxRetries + 1`. @default 3 */
+  maxRetries?: number;
+  /** Deepest link depth accepted. @default 64 */
+  maxDepth?: number;
+  /** Most URLs queued per domain at once (beyond: `over-cap`). `0` = no cap. @default 1000000 */
+  maxQueuedPerDomain?: number;
+  /** Delay between request starts to one host. @default 1000 */
+  defaultDelayMs?: number;
+  /** Requests in flight per host. @default 1 */
+  defaultConcurrency?: number;
+  /** Adaptive delay = factor × last response time (capped by `maxDelayMs`); 0 = off. @default 0 */
+  adaptiveDelayFactor?: number;
+  /** Cap of the adaptive delay. @default 120000 */
+  maxDelayMs?: number;
+  /** First failure backoff of a host; doubles per consecutive failure. @default 1000 */
+  backoffBaseMs?: number;
+  /** Cap of the failure backoff. @default 300000 */
+  backoffMaxMs?: number;
+  /** Dead letters kept per domain (the counter keeps counting). @default 10000 */
+  deadLetterCap?: number;
+  /** Expired leases taken back per host visit. @default 100 */
+  reapBatch?: number;
+  /** How long a pinned due-index entry survives a park (crash safety). @default 30000 */
+  pinMs?: number;
+  /** How long a claimer holds due hosts it is visiting. @default 5000 */
+  claimHoldMs?: number;
+  /** Longest `meta` accepted per URL, in characters. @default 512 */
+  maxMetaChars?: number;
+  /** Highest absolute priority accepted. @default 1000000 */
+  maxPriority?: number;
+  /** URLs per enqueue script call (bounds the time Redis spends in one script). @default 1000 */
+  enqueueChunk?: number;
+  /** Options for `@shardline/url` canonicalisation. */
+  canonicalize?: CanonicalizeOptions;
+}
+
+export type ResolvedOptions = Required<Omit<FrontierOptions, 'canonicalize'>> & {
+  canonicalize: CanonicalizeOptions;
+};
+
+const DEFAULTS = {
+  prefix: 'sl',
+  leaseTimeoutMs: 60_000,
+  maxRetries: 3,
+  maxDepth: 64,
+  maxQueuedPerDomain: 1_000_000,
+  defaultDelayMs: 1000,
+  defaultConcurrency: 1,
+  adaptiveDelayFactor: 0,
+  maxDelayMs: 120_000,
+  backoffBaseMs: 1000,
+  backoffMaxMs: 300_000,
+  deadLetterCap: 10_000,
+  reapBatch: 100,
+  pinMs: 30_000,
+  claimHoldMs: 5000,
+  maxMetaChars: 512,
+  maxPriority: 1_000_000,
+  enqueueChunk: 1000,
+} as const;
+
+const NON_NEGATIVE_INTS = [
+  'leaseTimeoutMs',
+  'maxRetries',
+  'maxDepth',
+  'maxQueuedPerDomain',
+  'defaultDelayMs',
+  'maxDelayMs',
+  'backoffBaseMs',
+  'backoffMaxMs',
+  'deadLetterCap',
+  'reapBatch',
+  'pinMs',
+  'claimHoldMs',
+  'maxMetaChars',
+  'maxPriority',
+] as const;
+
+export function resolveOptions(options: FrontierOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new FrontierOptionsError('options', options, 'an object');
+  }
+  const redis = options.redis as unknown;
+  if (
+    typeof redis !== 'object' ||
+    redis === null ||
+    typeof (redis as Redis).defineCommand !== 'function'
+  ) {
+    throw new FrontierOptionsError('redis', redis, 'an ioredis Redis or Cluster client');
+  }
+  if (typeof options.ownerOf !== 'function') {
+    throw new FrontierOptionsError('ownerOf', options.ownerOf, 'a function (domain) => pod id');
+  }
+  const resolved = { ...DEFAULTS, ...stripUndefined(options) } as ResolvedOptions;
+  resolved.canonicalize = options.canonicalize ?? {};
+  if (typeof resolved.prefix !== 'string' || !/^[A-Za-z0-9._:-]{1,64}$/.test(resolved.prefix)) {
+    throw new FrontierOptionsError('prefix', resolved.prefix, 'a string of 1-64 [A-Za-z0-9._:-]');
+  }
+  for (const name of NON_NEGATIVE_INTS) {
+    const value = resolved[name];
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new FrontierOptionsError(name, value, 'a non-negative integer');
+    }
+  }
+  for (const name of ['defaultConcurrency', 'enqueueChunk'] as const) {
+    const value = resolved[name];
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new FrontierOptionsError(name, value, 'a positive integer');
+    }
+  }
+  const factor = resolved.adaptiveDelayFactor;
+  if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 0) {
+    throw new FrontierOptionsError('adaptiveDelayFactor', factor, 'a finite number ≥ 0');
+  }
+  return resolved;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

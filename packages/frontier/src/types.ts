@@ -1,0 +1,200 @@
+/**
+ * Public types of the frontier: the URL lifecycle, its read side (what a crawler pod
+ * calls) and write side (what seeds, link extraction and membership call).
+ *
+ * Lifecycle of a URL:
+ *   enqueue ─► queued ─claim─► leased ─complete─► fetched
+ *                ▲               │ ├─fail (retryable, attempts ≤ maxRetries)─► queued
+ *                │               │ ├─fail (not retryable / retries exhausted)─► dead letter
+ *                │               │ ├─release (untouched)──────────────────────► queued (front)
+ *                └───────────────┴─┴─lease expired (reap) or pod dead (reclaimPod)─► queued
+ *                                          (counted as a repeat; dead letter past maxRetries)
+ *   dead letter ─requeueDeadLetters─► queued
+ * Every accepted URL is therefore fetched, dead-lettered with a reason, or still queued.
+ */
+import type { CanonicalizeOptions } from '@shardline/url';
+
+/** One URL to enqueue: a string, or the URL with its scheduling data. */
+export type EnqueueItem =
+  | string
+  | {
+      url: string;
+      /** Integer priority; higher is claimed first, FIFO among equals. @default 0 */
+      priority?: number;
+      /** Link depth from a seed. @default 0 */
+      depth?: number;
+      /** Small opaque text carried to the lease (e.g. a referrer). @default '' */
+      meta?: string;
+      /** Base URL for a relative `url`. */
+      base?: string;
+    };
+
+/** What happened to one enqueued item. */
+export type EnqueueStatus = 'queued' | 'duplicate' | 'rejected' | 'over-cap';
+
+export interface EnqueueResult {
+  status: EnqueueStatus;
+  /** The canonical URL (absent when the input could not be canonicalised). */
+  url?: string;
+  domain?: string;
+  host?: string;
+  /** For `rejected`: a `@shardline/url` code or a `SHARDLINE_ERR_FRONTIER_*` code. */
+  code?: string;
+  /** For `rejected`: why, in words. */
+  reason?: string;
+}
+
+export interface EnqueueReport {
+  /** One result per input item, in input order. */
+  results: EnqueueResult[];
+  queued: number;
+  duplicates: number;
+  rejected: number;
+  overCap: number;
+  /** Pods whose due index got new work from this batch. */
+  wokenPods: string[];
+}
+
+/** A claimed URL. Pass it back to heartbeat/complete/fail/release. */
+export interface Lease {
+  /** `<domain>/<host>/<n>`, unique per host. */
+  id: string;
+  url: string;
+  host: string;
+  domain: string;
+  priority: number;
+  depth: number;
+  /** 1 for the first hand-out, +1 after each failure or expiry. */
+  attempt: number;
+  /** Redis time (ms) after which the lease may be reaped; 0 = never expires. */
+  deadlineMs: number;
+  /** Redis time (ms) of the claim. */
+  claimedAtMs: number;
+  /** The pod holding the lease. */
+  pod: string;
+  meta: string;
+}
+
+/** The fields of a {@link Lease} that identify it. */
+export type LeaseRef = Pick<Lease, 'id' | 'pod'>;
+
+export interface ClaimRequest {
+  pod: string;
+  /** Most leases to return. @default 1 */
+  max?: number;
+}
+
+export interface ClaimResult {
+  leases: Lease[];
+  /**
+   * Earliest due time (Redis ms) left in the pod's due index after this claim, `null`
+   * when it is empty. Sleep until then (or until a wake message), never poll.
+   */
+  nextDueAtMs: number | null;
+  /** Redis time (ms) of the claim, to turn `nextDueAtMs` into a delay. */
+  nowMs: number;
+  /** Expired leases taken back while visiting hosts. */
+  reaped: number;
+}
+
+export interface CompleteResult {
+  /** HTTP status (stats only). @default 200 */
+  status?: number;
+  /** Bytes received. @default 0 */
+  bytes?: number;
+  /** Fetch duration; feeds the adaptive delay. @default 0 */
+  durationMs?: number;
+  /** Links found on the page. @default 0 */
+  links?: number;
+}
+
+export interface FailResult {
+  /** Whether the URL may be tried again (5xx, timeouts) or not (robots, 4xx). */
+  retryable: boolean;
+  /** `Retry-After` from the response: the host is not asked again before it. */
+  retryAfterMs?: number;
+  /** Short reason for the dead letter, e.g. `timeout`, `http-503`, `robots`. */
+  reason: string;
+  /** HTTP status, 0 when none. @default 0 */
+  status?: number;
+}
+
+export interface FailOutcome {
+  outcome: 'retry' | 'dead';
+  /** Failed attempts so far. */
+  attempt: number;
+}
+
+/** Per-host politeness overrides. `null` restores the default. */
+export interface HostPolicy {
+  concurrency?: number | null;
+  delayMs?: number | null;
+  /** Robots.txt crawl-delay. */
+  crawlDelayMs?: number | null;
+}
+
+export interface DeadLetter {
+  url: string;
+  host: string;
+  domain: string;
+  priority: number;
+  depth: number;
+  attempt: number;
+  reason: string;
+  status: number;
+  atMs: number;
+  meta: string;
+}
+
+/** Exact per-domain counters (kept by the domain's scripts). */
+export interface DomainStats {
+  domain: string;
+  queued: number;
+  inFlight: number;
+  fetched: number;
+  /** Failed attempts (each retry counts). */
+  failed: number;
+  dead: number;
+  duplicates: number;
+  overCap: number;
+  /** Leases taken back after expiry or pod death (each one a possible repeat fetch). */
+  repeats: number;
+  seen: number;
+  enqueued: number;
+  claimed: number;
+  released: number;
+  /** Completions or failures that arrived after their lease was gone. */
+  late: number;
+  bytes: number;
+  fetchMs: number;
+  links: number;
+  paused: boolean;
+  hosts: string[];
+}
+
+/** Eventually consistent sums, global or per pod (see the README). */
+export type CounterStats = Record<string, number>;
+
+/** Read side: what a crawler pod calls in its work loop. */
+export interface FrontierReader {
+  claim(request: ClaimRequest): Promise<ClaimResult>;
+  heartbeat(lease: LeaseRef): Promise<number>;
+  complete(lease: LeaseRef, result?: CompleteResult): Promise<void>;
+  completeMany(
+    items: readonly { lease: LeaseRef; result?: CompleteResult }[],
+  ): Promise<(Error | null)[]>;
+  fail(lease: LeaseRef, result: FailResult): Promise<FailOutcome>;
+  release(lease: LeaseRef): Promise<void>;
+}
+
+/** Write side: seeds, discovered links, and membership changes. */
+export interface FrontierWriter {
+  enqueue(items: readonly EnqueueItem[]): Promise<EnqueueReport>;
+  reap(request: { pod: string; max?: number }): Promise<number>;
+  reclaimPod(deadPod: string): Promise<{ requeued: number; deadLettered: number }>;
+  reindex(domain: string): Promise<void>;
+  handOff(fromPod: string): Promise<number>;
+}
+
+/** Re-exported for convenience: canonicalisation options passed to `@shardline/url`. */
+export type { CanonicalizeOptions };

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import {
+  dueMember,
+  leaseId,
+  packEntry,
+  parseDueMember,
+  parseLeaseId,
+  parseScore,
+  unpackEntry,
+} from '../src/codec.js';
+import { FrontierArgumentError } from '../src/errors.js';
+
+describe('queue entries', () => {
+  it('round-trip depth, attempt, meta and URL, including commas and non-ASCII meta', () => {
+    const url = 'https://example.com/a,b?c=1,2';
+    for (const meta of ['', 'ref=x', 'a,b,c', 'é💥,1']) {
+      expect(unpackEntry(packEntry(3, 2, meta, url))).toEqual({ depth: 3, attempt: 2, meta, url });
+    }
+  });
+
+  it('start with the "<depth>,<attempt>," prefix the Lua scripts parse', () => {
+    expect(packEntry(4, 1, 'm', 'https://x.test/')).toBe('4,1,1,mhttps://x.test/');
+  });
+});
+
+describe('lease ids and due members', () => {
+  it('round-trip', () => {
+    const id = leaseId('example.com', 'www.example.com/17');
+    expect(id).toBe('example.com/www.example.com/17');
+    expect(parseLeaseId(id)).toEqual({
+      domain: 'example.com',
+      host: 'www.example.com',
+      field: 'www.example.com/17',
+    });
+    expect(parseDueMember(dueMember('example.com', '[::1]'))).toEqual({
+      domain: 'example.com',
+      host: '[::1]',
+    });
+  });
+
+  it('reject malformed lease ids with a typed error', () => {
+    for (const bad of ['', 'a/b', 'a/b/c', 'a//1', 'a/b/1/2', 42]) {
+      expect(() => parseLeaseId(bad as string)).toThrow(FrontierArgumentError);
+    }
+  });
+});
+
+describe('scores', () => {
+  it('decode ms, inf and none', () => {
+    expect(parseScore('1700000000123')).toBe(1_700_000_000_123);
+    expect(parseScore('inf')).toBe(Number.POSITIVE_INFINITY);
+    expect(parseScore('park')).toBeNull();
+    expect(parseScore('')).toBeNull();
+  });
+});

@@ -1,0 +1,730 @@
+/**
+ * The frontier's integration suite, run once against a single redis-server and once
+ * against a three-master Redis Cluster (see redis-frontier*.test.ts). Every test uses its
+ * own key prefix and several connections; assertions read what Redis holds or what the
+ * test itself logged, not the frontier's own counters (except where counters are the
+ * subject).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FrontierOptions, type Lease, LeaseLostError, RedisFrontier } from '../src/index.js';
+
+export type Client = Redis | Cluster;
+
+export interface SuiteBackend {
+  /** A new connection (the suite closes it). */
+  connect(): Client;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Deterministic owner: pod-a or pod-b by a cheap hash of the domain. */
+function twoPods(domain: string): string {
+  let h = 0;
+  for (const c of domain) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h % 2 === 0 ? 'pod-a' : 'pod-b';
+}
+
+export function describeFrontier(name: string, start: () => Promise<SuiteBackend>): void {
+  describe(`RedisFrontier on ${name}`, () => {
+    let backend: SuiteBackend;
+    const clients: Client[] = [];
+
+    beforeAll(async () => {
+      backend = await start();
+    });
+    afterAll(async () => {
+      for (const c of clients) c.disconnect();
+      await backend?.stop();
+    });
+
+    const connect = () => {
+      const c = backend.connect();
+      clients.push(c);
+      return c;
+    };
+    /** A frontier on a fresh connection, with a fresh prefix unless one is given. */
+    const make = (options: Partial<FrontierOptions> = {}, prefix?: string, redis?: Client) =>
+      new RedisFrontier({
+        redis: redis ?? connect(),
+        ownerOf: () => 'pod-a',
+        prefix: prefix ?? `t${randomUUID().slice(0, 8)}`,
+        defaultDelayMs: 0,
+        ...options,
+      });
+
+    /** Claims until `done()`, sleeping until the next due time when idle. */
+    async function claimLoop(
+      f: RedisFrontier,
+      pod: string,
+      onLease: (lease: Lease) => Promise<void>,
+      done: () => boolean,
+      max = 4,
+      deadline = Date.now() + 40_000,
+    ) {
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`claimer ${pod} timed out`);
+        const { leases, nextDueAtMs, nowMs } = await f.claim({ pod, max });
+        await Promise.all(leases.map(onLease));
+        if (leases.length === 0) {
+          const wait = nextDueAtMs === null ? 20 : Math.min(20, Math.max(1, nextDueAtMs - nowMs));
+          await sleep(wait);
+        }
+      }
+    }
+
+    it('enqueues with per-item results and dedups canonical variants within and across batches', async () => {
+      const f = make();
+      const first = await f.enqueue([
+        'https://www.example.com/a?b=1',
+        'HTTPS://WWW.EXAMPLE.COM:443/a?b=1#frag',
+        'https://example.com/b',
+        { url: 'c', base: 'https://example.com/x/' },
+      ]);
+      expect(first.results.map((r) => r.status)).toEqual([
+        'queued',
+        'duplicate',
+        'queued',
+        'queued',
+      ]);
+      expect(first.results[3]?.url).toBe('https://example.com/x/c');
+      const second = await f.enqueue([
+        'https://www.example.com/./a?b=1',
+        'https://example.com/b',
+        'https://example.com/new',
+      ]);
+      expect(second.results.map((r) => r.status)).toEqual(['duplicate', 'duplicate', 'queued']);
+      const stats = await f.domainStats('example.com');
+      expect(stats.seen).toBe(4);
+      expect(stats.queued).toBe(4);
+      expect(stats.duplicates).toBe(3);
+      expect(stats.hosts).toEqual(['example.com', 'www.example.com']);
+      // What Redis holds: 4 entries over the two hosts' lists.
+      const redis = connect();
+      const lists = await Promise.all([
+        redis.lrange(f.keys.hostQueue('example.com', 'example.com', 0), 0, -1),
+        redis.lrange(f.keys.hostQueue('example.com', 'www.example.com', 0), 0, -1),
+      ]);
+      expect(lists.flat().map((e) => e.slice(e.indexOf('http')))).toEqual([
+        'https://example.com/b',
+        'https://example.com/x/c',
+        'https://example.com/new',
+        'https://www.example.com/a?b=1',
+      ]);
+    });
+
+    it('rejects bad input per item and loses nothing else', async () => {
+      const f = make({ maxDepth: 3 });
+      const empty = await f.enqueue([]);
+      expect(empty).toMatchObject({ results: [], queued: 0, rejected: 0 });
+      const huge = `https://example.org/${'a'.repeat(10 * 1024)}`;
+      const items = [
+        'not a url',
+        '',
+        huge,
+        'javascript:alert(1)',
+        'https://ok.example.org/1',
+        { url: 'https://ok.example.org/2', depth: 4 },
+        { url: 'https://ok.example.org/3', priority: 1.5 },
+        { url: 'https://ok.example.org/4', meta: 'x'.repeat(10_000) },
+        42 as unknown as string,
+        'ftp://example.org/file',
+        'https://ok.example.org/5',
+      ];
+      const report = await f.enqueue(items);
+      const codes = report.results.map((r) => (r.status === 'rejected' ? r.code : r.status));
+      expect(codes).toEqual([
+        'SHARDLINE_ERR_URL_INVALID',
+        'SHARDLINE_ERR_URL_INVALID',
+        'SHARDLINE_ERR_URL_TOO_LONG',
+        'SHARDLINE_ERR_URL_SCHEME',
+        'queued',
+        'SHARDLINE_ERR_FRONTIER_DEPTH',
+        'SHARDLINE_ERR_FRONTIER_PRIORITY',
+        'SHARDLINE_ERR_FRONTIER_META',
+        'SHARDLINE_ERR_FRONTIER_INPUT',
+        'SHARDLINE_ERR_URL_SCHEME',
+        'queued',
+      ]);
+      for (const r of report.results.filter((x) => x.status === 'rejected')) {
+        expect(r.reason).toEqual(expect.any(String));
+      }
+      expect(report).toMatchObject({ queued: 2, rejected: 9 });
+      expect((await f.domainStats('example.org')).queued).toBe(2);
+    });
+
+    it('takes a batch of 100,000 with one result per item', async () => {
+      const f = make();
+      const items: string[] = [];
+      for (let i = 0; i < 100_000; i++) {
+        items.push(i % 1000 === 999 ? 'mailto:x@y.z' : `https://d${i % 50}.example/p/${i}`);
+      }
+      items.push('https://d1.example/p/1'); // duplicate of an earlier item
+      const report = await f.enqueue(items);
+      expect(report.results).toHaveLength(100_001);
+      expect(report).toMatchObject({ queued: 99_900, rejected: 100, duplicates: 1 });
+      let total = 0;
+      for (let d = 0; d < 50; d++) total += (await f.domainStats(`d${d}.example`)).queued;
+      expect(total).toBe(99_900);
+    }, 120_000);
+
+    it('claims by priority, FIFO among equal priorities', async () => {
+      const f = make();
+      await f.enqueue([
+        { url: 'https://p.example/low1', priority: -1 },
+        { url: 'https://p.example/mid1' },
+        { url: 'https://p.example/high1', priority: 7 },
+        { url: 'https://p.example/mid2' },
+        { url: 'https://p.example/high2', priority: 7 },
+        { url: 'https://p.example/mid3' },
+      ]);
+      const order: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const { leases } = await f.claim({ pod: 'pod-a' });
+        expect(leases).toHaveLength(1);
+        order.push(new URL(leases[0]!.url).pathname);
+        await f.complete(leases[0]!);
+      }
+      expect(order).toEqual(['/high1', '/high2', '/mid1', '/mid2', '/mid3', '/low1']);
+      expect((await f.claim({ pod: 'pod-a' })).leases).toEqual([]);
+    });
+
+    it('counts URLs over the per-domain cap and does not mark them seen', async () => {
+      const f = make({ maxQueuedPerDomain: 3 });
+      const report = await f.enqueue([1, 2, 3, 4, 5].map((i) => `https://cap.example/${i}`));
+      expect(report.results.map((r) => r.status)).toEqual([
+        'queued',
+        'queued',
+        'queued',
+        'over-cap',
+        'over-cap',
+      ]);
+      const { leases } = await f.claim({ pod: 'pod-a' });
+      await f.complete(leases[0]!);
+      const again = await f.enqueue(['https://cap.example/4', 'https://cap.example/5']);
+      expect(again.results.map((r) => r.status)).toEqual(['queued', 'over-cap']);
+      expect(await f.domainStats('cap.example')).toMatchObject({ overCap: 3, seen: 4, queued: 3 });
+    });
+
+    it('8 concurrent claimers on 50 domains × 200 URLs: each URL once, concurrency and delay kept', async () => {
+      const prefix = `t${randomUUID().slice(0, 8)}`;
+      const options = { defaultDelayMs: 8, leaseTimeoutMs: 30_000, ownerOf: twoPods, pinMs: 200 };
+      const seeder = make(options, prefix);
+      const domains = Array.from({ length: 50 }, (_, d) => `site${d}.test`);
+      // Half the hosts allow two requests at once (still 8 ms between starts).
+      for (const d of domains.slice(25))
+        await seeder.setHostPolicy(d, { concurrency: 2, delayMs: 4 });
+      const urls: string[] = [];
+      for (let i = 0; i < 200; i++) for (const d of domains) urls.push(`http://${d}/page/${i}`);
+      for (let i = 0; i < urls.length; i += 2000) {
+        const r = await seeder.enqueue(urls.slice(i, i + 2000));
+        expect(r.queued).toBe(Math.min(2000, urls.length - i));
+      }
+      const log: { url: string; host: string; at: number; pod: string }[] = [];
+      const inFlight = new Map<string, number>();
+      const maxInFlight = new Map<string, number>();
+      const claimers = Array.from({ length: 8 }, (_, k) => ({
+        f: make(options, prefix),
+        pod: k % 2 === 0 ? 'pod-a' : 'pod-b',
+      }));
+      const done = () => log.length >= urls.length;
+      await Promise.all(
+        claimers.map(({ f, pod }) =>
+          claimLoop(
+            f,
+            pod,
+            async (lease) => {
+              log.push({ url: lease.url, host: lease.host, at: lease.claimedAtMs, pod });
+              const n = (inFlight.get(lease.host) ?? 0) + 1;
+              inFlight.set(lease.host, n);
+              maxInFlight.set(lease.host, Math.max(n, maxInFlight.get(lease.host) ?? 0));
+              await sleep(Math.random() * 3);
+              inFlight.set(lease.host, inFlight.get(lease.host)! - 1);
+              await f.complete(lease, { bytes: 100, durationMs: 1 });
+            },
+            done,
+          ),
+        ),
+      );
+      // Exactly once each.
+      expect(log).toHaveLength(urls.length);
+      expect(new Set(log.map((l) => l.url)).size).toBe(urls.length);
+      expect(new Set(log.map((l) => l.url))).toEqual(new Set(urls));
+      // Every claim came from the pod owning the domain.
+      for (const l of log) expect(l.pod).toBe(twoPods(l.host));
+      // Per host: in flight never above its concurrency; starts at least the delay apart.
+      for (const [i, d] of domains.entries()) {
+        expect(maxInFlight.get(d)).toBeLessThanOrEqual(i < 25 ? 1 : 2);
+        const times = log
+          .filter((l) => l.host === d)
+          .map((l) => l.at)
+          .sort((a, b) => a - b);
+        const delay = i < 25 ? 8 : 4;
+        for (let k = 1; k < times.length; k++) {
+          expect(times[k]! - times[k - 1]!).toBeGreaterThanOrEqual(delay);
+        }
+      }
+      // Redis agrees: nothing queued or in flight, nothing left in the due indexes.
+      const redis = connect();
+      for (const d of domains) {
+        expect(await seeder.domainStats(d)).toMatchObject({
+          queued: 0,
+          inFlight: 0,
+          fetched: 200,
+          repeats: 0,
+        });
+      }
+      // Emptied hosts stay pinned in their due index for pinMs after their last change,
+      // then one visit parks them: the indexes end empty.
+      await sleep(250);
+      for (const pod of ['pod-a', 'pod-b']) {
+        expect((await claimers[0]!.f.claim({ pod, max: 100 })).leases).toEqual([]);
+        expect(await redis.zcard(seeder.keys.due(pod))).toBe(0);
+      }
+    }, 120_000);
+
+    it('a claimer that vanishes mid-lease: its URLs come back after the deadline, exactly once', async () => {
+      const prefix = `t${randomUUID().slice(0, 8)}`;
+      const options = { leaseTimeoutMs: 400 };
+      const a = make(options, prefix);
+      const b = make(options, prefix);
+      const urls = Array.from({ length: 20 }, (_, i) => `https://v${i % 5}.example/${i}`);
+      await a.enqueue(urls);
+      const vanished = (await a.claim({ pod: 'pod-a', max: 5 })).leases;
+      expect(vanished).toHaveLength(5);
+      const got: Lease[] = [];
+      await claimLoop(
+        b,
+        'pod-a',
+        async (lease) => {
+          got.push(lease);
+          await b.complete(lease);
+        },
+        () => got.length >= 20,
+      );
+      expect(got.map((l) => l.url).sort()).toEqual([...urls].sort());
+      const byUrl = new Map(vanished.map((l) => [l.url, l]));
+      for (const l of got.filter((x) => byUrl.has(x.url))) {
+        expect(l.claimedAtMs).toBeGreaterThanOrEqual(byUrl.get(l.url)!.deadlineMs);
+        expect(l.attempt).toBe(2);
+      }
+      let repeats = 0;
+      for (let d = 0; d < 5; d++) repeats += (await b.domainStats(`v${d}.example`)).repeats;
+      expect(repeats).toBe(5);
+      // The vanished pod's late completion is refused: its URL was already requeued.
+      await expect(a.complete(vanished[0]!)).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await b.claim({ pod: 'pod-a', max: 10 })).toMatchObject({ leases: [] });
+    });
+
+    it('heartbeats keep a lease alive past its timeout', async () => {
+      const f = make({ leaseTimeoutMs: 300 });
+      await f.enqueue(['https://hb.example/1']);
+      const [lease] = (await f.claim({ pod: 'pod-a' })).leases;
+      for (let i = 0; i < 5; i++) {
+        await sleep(120);
+        expect(await f.heartbeat(lease!)).toBeGreaterThan(lease!.deadlineMs);
+      }
+      expect((await f.claim({ pod: 'pod-a' })).leases).toEqual([]);
+      await f.complete(lease!);
+      await expect(f.heartbeat(lease!)).rejects.toMatchObject({
+        code: 'SHARDLINE_ERR_FRONTIER_LEASE_LOST',
+      });
+      await expect(f.complete({ ...lease!, pod: 'pod-b' })).rejects.toMatchObject({
+        code: 'SHARDLINE_ERR_FRONTIER_LEASE_LOST',
+      });
+    });
+
+    it('lease timeout 0: a slow worker keeps its URLs; only reclaimPod gives them back, once', async () => {
+      const prefix = `t${randomUUID().slice(0, 8)}`;
+      const options = { leaseTimeoutMs: 0 };
+      const a = make(options, prefix);
+      const b = make(options, prefix);
+      const urls = Array.from({ length: 12 }, (_, i) => `https://z${i % 4}.example/${i}`);
+      await a.enqueue(urls);
+      const held = (await a.claim({ pod: 'pod-a', max: 4 })).leases;
+      expect(held).toHaveLength(4);
+      expect(held.every((l) => l.deadlineMs === 0)).toBe(true);
+      await sleep(300);
+      // Every host has concurrency 1 and a lease out: nothing to claim, however long we wait.
+      const early = await b.claim({ pod: 'pod-a', max: 10 });
+      expect(early.leases).toEqual([]);
+      expect(early.nextDueAtMs).toBe(Number.POSITIVE_INFINITY);
+      expect(await b.reclaimPod('pod-a')).toEqual({ requeued: 4, deadLettered: 0 });
+      expect(await b.reclaimPod('pod-a')).toEqual({ requeued: 0, deadLettered: 0 });
+      const got: string[] = [];
+      await claimLoop(
+        b,
+        'pod-a',
+        async (lease) => {
+          got.push(lease.url);
+          await b.complete(lease);
+        },
+        () => got.length >= 12,
+      );
+      expect(got.sort()).toEqual([...urls].sort());
+      await expect(a.complete(held[0]!)).rejects.toBeInstanceOf(LeaseLostError);
+    });
+
+    it('fail: backs off, honours Retry-After, retries up to maxRetries, then dead-letters with the reason', async () => {
+      const f = make({ maxRetries: 2, backoffBaseMs: 50, backoffMaxMs: 1000 });
+      const redis = connect();
+      await f.enqueue([{ url: 'https://f.example/x', meta: 'ref=seed' }, 'https://g.example/404']);
+      const leases = (await f.claim({ pod: 'pod-a', max: 2 })).leases;
+      const x = leases.find((l) => l.host === 'f.example')!;
+      const nf = leases.find((l) => l.host === 'g.example')!;
+      expect(await f.fail(nf, { retryable: false, reason: 'http-404', status: 404 })).toEqual({
+        outcome: 'dead',
+        attempt: 1,
+      });
+      // Redis time read before the fail: the fail's own "now" is not earlier.
+      const [sec, usec] = await redis.time();
+      const failedAt = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+      expect(
+        await f.fail(x, { retryable: true, reason: 'http-503', status: 503, retryAfterMs: 400 }),
+      ).toEqual({
+        outcome: 'retry',
+        attempt: 1,
+      });
+      let next: Lease | undefined;
+      while (!next) {
+        const r = await f.claim({ pod: 'pod-a' });
+        next = r.leases[0];
+        if (!next) await sleep(20);
+      }
+      expect(next.claimedAtMs).toBeGreaterThanOrEqual(failedAt + 400);
+      expect(next.attempt).toBe(2);
+      expect(next.meta).toBe('ref=seed');
+      expect((await f.fail(next, { retryable: true, reason: 'timeout' })).outcome).toBe('retry');
+      let third: Lease | undefined;
+      while (!third) {
+        third = (await f.claim({ pod: 'pod-a' })).leases[0];
+        if (!third) await sleep(10);
+      }
+      expect(third.attempt).toBe(3);
+      expect(await f.fail(third, { retryable: true, reason: 'timeout' })).toEqual({
+        outcome: 'dead',
+        attempt: 3,
+      });
+      const dead = await f.deadLetters('f.example');
+      expect(dead).toHaveLength(1);
+      expect(dead[0]).toMatchObject({
+        url: 'https://f.example/x',
+        reason: 'timeout',
+        attempt: 3,
+        meta: 'ref=seed',
+      });
+      expect((await f.deadLetters('g.example'))[0]).toMatchObject({
+        reason: 'http-404',
+        status: 404,
+      });
+      expect(await f.domainStats('f.example')).toMatchObject({
+        failed: 3,
+        dead: 1,
+        queued: 0,
+        inFlight: 0,
+      });
+      // Backoff state: the host's state hash records the consecutive failures.
+      expect(await redis.hget(f.keys.hostState('f.example', 'f.example'), 'fc')).toBe('3');
+      // Requeue the dead letter: it comes back with attempt 1.
+      expect(await f.requeueDeadLetters('f.example')).toBe(1);
+      let again: Lease | undefined;
+      while (!again) {
+        again = (await f.claim({ pod: 'pod-a' })).leases[0];
+        if (!again) await sleep(20);
+      }
+      expect(again).toMatchObject({ url: 'https://f.example/x', attempt: 1 });
+    });
+
+    it('release gives a URL back untouched, at the front', async () => {
+      const f = make();
+      await f.enqueue(['https://r.example/1', 'https://r.example/2']);
+      const [first] = (await f.claim({ pod: 'pod-a' })).leases;
+      await f.release(first!);
+      const [again] = (await f.claim({ pod: 'pod-a' })).leases;
+      expect(again).toMatchObject({ url: 'https://r.example/1', attempt: 1 });
+      expect(await f.domainStats('r.example')).toMatchObject({
+        released: 1,
+        repeats: 0,
+        inFlight: 1,
+      });
+    });
+
+    it('due index survives racing enqueue-into-empty and claim-to-empty (seq scheme)', async () => {
+      const prefix = `t${randomUUID().slice(0, 8)}`;
+      const writer = make({}, prefix);
+      const writer2 = make({}, prefix);
+      const reader = make({}, prefix);
+      const reader2 = make({}, prefix);
+      const redis = connect();
+      const hosts = Array.from({ length: 20 }, (_, i) => `race${i}.example`);
+      let enqueued = 0;
+      let claimed = 0;
+      for (let round = 0; round < 25; round++) {
+        await Promise.all([
+          writer.enqueue(hosts.map((h) => `https://${h}/${round}`)).then((r) => {
+            enqueued += r.queued;
+          }),
+          writer2.enqueue(hosts.map((h) => `https://${h}/${round}/b`)).then((r) => {
+            enqueued += r.queued;
+          }),
+          ...[reader, reader2].map(async (r) => {
+            for (let k = 0; k < 2; k++) {
+              const { leases } = await r.claim({ pod: 'pod-a', max: 20 });
+              claimed += leases.length;
+              await Promise.all(leases.map((l) => r.complete(l)));
+            }
+          }),
+        ]);
+        // Invariant after every round: a host with queued URLs is in its owner's due index.
+        for (const h of hosts) {
+          const q = Number((await redis.hget(writer.keys.hostState(h, h), 'q')) ?? 0);
+          if (q > 0)
+            expect(await redis.zscore(writer.keys.due('pod-a'), `${h}/${h}`)).not.toBeNull();
+        }
+      }
+      await claimLoop(
+        reader,
+        'pod-a',
+        async (l) => {
+          claimed++;
+          await reader.complete(l);
+        },
+        () => claimed >= enqueued,
+        20,
+      );
+      expect(claimed).toBe(enqueued);
+      expect(enqueued).toBe(25 * 20 * 2);
+    });
+
+    it('a pinned host survives a stale park when its enqueuer dies before the index update', async () => {
+      // The frontier defines its scripts on this connection; the test calls them directly.
+      const redis = connect() as Redis;
+      const f = make({ pinMs: 300 }, undefined, redis);
+      const d = 'crash.example';
+      const due = f.keys.due('pod-a');
+      const meta = f.keys.dueMeta('pod-a');
+      // A claimer decided "park" (host empty) at seq s but has not applied it yet...
+      const [seq] = (await redis.slv1Schedule(f.keys.domain(d), f.keys.root(d), d, 1)) as [
+        number,
+        string,
+      ];
+      // ...meanwhile an enqueuer pins the host, runs its domain script, and dies.
+      await redis.slv1IndexUpdate(due, meta, '', 300, `${d}/${d}`, -1, '');
+      await redis.slv1Enqueue(
+        f.keys.domain(d),
+        f.keys.hosts(d),
+        f.keys.root(d),
+        0,
+        1,
+        d,
+        '12345',
+        0,
+        `0,0,0,https://${d}/lost`,
+      );
+      // The stale park lands: the pin keeps the member, moved to the pin's end.
+      await redis.slv1IndexUpdate(due, meta, '', 300, `${d}/${d}`, seq, 'park');
+      expect(await redis.zscore(due, `${d}/${d}`)).not.toBeNull();
+      let lease: Lease | undefined;
+      const until = Date.now() + 5000;
+      while (!lease && Date.now() < until) {
+        lease = (await f.claim({ pod: 'pod-a' })).leases[0];
+        if (!lease) await sleep(50);
+      }
+      expect(lease?.url).toBe(`https://${d}/lost`);
+    });
+
+    it('a host whose gate is closed waits in the due index at next_allowed_at, not polled', async () => {
+      const f = make({ defaultDelayMs: 500 });
+      await f.enqueue(['https://gate.example/1', 'https://gate.example/2']);
+      const first = await f.claim({ pod: 'pod-a' });
+      const lease = first.leases[0]!;
+      await f.complete(lease);
+      const redis = connect();
+      const next = Number(await redis.hget(f.keys.hostState('gate.example', 'gate.example'), 'n'));
+      expect(next).toBeGreaterThanOrEqual(lease.claimedAtMs + 500);
+      // The complete pinned the host at "now": one visit re-scores it to next_allowed_at.
+      const visit = await f.claim({ pod: 'pod-a' });
+      expect(visit.leases).toEqual([]);
+      expect(visit.nextDueAtMs).toBe(next);
+      expect(await f.dueHosts('pod-a')).toEqual([
+        { domain: 'gate.example', host: 'gate.example', dueAtMs: next },
+      ]);
+      // Further claims before then do not visit the host at all: its script never runs,
+      // so its seq (bumped by every visit) stays put.
+      const stateKey = f.keys.hostState('gate.example', 'gate.example');
+      const seqBefore = await redis.hget(stateKey, 'seq');
+      for (let i = 0; i < 5; i++) {
+        expect(await f.claim({ pod: 'pod-a' })).toMatchObject({
+          leases: [],
+          nextDueAtMs: next,
+          reaped: 0,
+        });
+      }
+      expect(await redis.hget(stateKey, 'seq')).toBe(seqBefore);
+    });
+
+    it('pause stops claims from a domain; resume brings them back', async () => {
+      const f = make();
+      await f.enqueue(['https://pz.example/1', 'https://other.example/1']);
+      await f.pause('pz.example');
+      const { leases } = await f.claim({ pod: 'pod-a', max: 5 });
+      expect(leases.map((l) => l.host)).toEqual(['other.example']);
+      expect((await f.domainStats('pz.example')).paused).toBe(true);
+      await f.resume('pz.example');
+      expect((await f.claim({ pod: 'pod-a', max: 5 })).leases.map((l) => l.host)).toEqual([
+        'pz.example',
+      ]);
+    });
+
+    it('a robots crawl-delay set by setHostPolicy spaces request starts', async () => {
+      const f = make();
+      await f.enqueue(['https://cd.example/1', 'https://cd.example/2', 'https://cd.example/3']);
+      await f.setHostPolicy('cd.example', { crawlDelayMs: 150 });
+      const times: number[] = [];
+      await claimLoop(
+        f,
+        'pod-a',
+        async (l) => {
+          times.push(l.claimedAtMs);
+          await f.complete(l);
+        },
+        () => times.length >= 3,
+      );
+      expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(150);
+      expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(150);
+    });
+
+    it('adaptive delay follows the response time', async () => {
+      const f = make({ adaptiveDelayFactor: 2 });
+      await f.enqueue(['https://ad.example/1', 'https://ad.example/2']);
+      const [first] = (await f.claim({ pod: 'pod-a' })).leases;
+      const [sec, usec] = await connect().time();
+      const completedAt = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+      await f.complete(first!, { durationMs: 100 });
+      let second: Lease | undefined;
+      while (!second) {
+        second = (await f.claim({ pod: 'pod-a' })).leases[0];
+        if (!second) await sleep(10);
+      }
+      expect(second.claimedAtMs - completedAt).toBeGreaterThanOrEqual(200);
+    });
+
+    it('reindex moves a domain to its new owner and out of the old due index', async () => {
+      let owner = 'pod-a';
+      const f = make({ ownerOf: () => owner, pinMs: 100 });
+      const redis = connect();
+      await f.enqueue(['https://mv.example/1']);
+      expect(await f.queuedDomainsOf('pod-a')).toEqual(['mv.example']);
+      owner = 'pod-b';
+      // Past the enqueue's pin (a pinned entry outlives a move until its pin ends).
+      await sleep(150);
+      await f.reindex('mv.example');
+      expect(await f.queuedDomainsOf('pod-a')).toEqual([]);
+      expect(await f.queuedDomainsOf('pod-b')).toEqual(['mv.example']);
+      expect(await redis.zcard(f.keys.due('pod-a'))).toBe(0);
+      const { leases } = await f.claim({ pod: 'pod-b' });
+      expect(leases[0]?.url).toBe('https://mv.example/1');
+    });
+
+    it('handOff moves the domains of a leaving pod to their new owners', async () => {
+      let gone = false;
+      const f = make({
+        ownerOf: (d) => (gone ? 'pod-b' : d.startsWith('x') ? 'pod-a' : 'pod-b'),
+        pinMs: 50,
+      });
+      await f.enqueue(['https://x1.example/1', 'https://x2.example/1', 'https://y1.example/1']);
+      expect(await f.queuedDomainsOf('pod-a')).toEqual(['x1.example', 'x2.example']);
+      gone = true;
+      await sleep(80);
+      expect(await f.handOff('pod-a')).toBe(2);
+      expect(await f.queuedDomainsOf('pod-a')).toEqual([]);
+      expect(await f.queuedDomainsOf('pod-b')).toEqual(['x1.example', 'x2.example', 'y1.example']);
+    });
+
+    it('completeMany completes a batch and reports a lost lease per item', async () => {
+      const f = make();
+      await f.enqueue(['https://m1.example/1', 'https://m2.example/1', 'https://m3.example/1']);
+      const { leases } = await f.claim({ pod: 'pod-a', max: 3 });
+      expect(leases).toHaveLength(3);
+      await f.complete(leases[0]!);
+      const outcomes = await f.completeMany(
+        leases.map((lease) => ({ lease, result: { bytes: 5 } })),
+      );
+      expect(outcomes[0]).toBeInstanceOf(LeaseLostError);
+      expect(outcomes.slice(1)).toEqual([null, null]);
+      for (const d of ['m1.example', 'm2.example', 'm3.example']) {
+        expect(await f.domainStats(d)).toMatchObject({ fetched: 1, inFlight: 0, queued: 0 });
+      }
+      expect((await f.domainStats('m1.example')).late).toBe(1);
+    });
+
+    it('claim from a pod that no longer owns a host hands it to the owner', async () => {
+      let owner = 'pod-a';
+      const f = make({ ownerOf: () => owner });
+      await f.enqueue(['https://ho.example/1']);
+      owner = 'pod-b';
+      expect((await f.claim({ pod: 'pod-a' })).leases).toEqual([]);
+      expect((await f.claim({ pod: 'pod-b' })).leases.map((l) => l.url)).toEqual([
+        'https://ho.example/1',
+      ]);
+    });
+
+    it('keeps the seen-set in intset buckets that split as a domain grows, still exact', async () => {
+      const f = make();
+      const redis = connect();
+      const urls = Array.from({ length: 3000 }, (_, i) => `https://big.example/${i}`);
+      expect((await f.enqueue(urls)).queued).toBe(3000);
+      expect((await f.enqueue(urls)).duplicates).toBe(3000);
+      const state = await redis.hmget(f.keys.domain('big.example'), 'sL', 'sS', 'seen');
+      const buckets = 2 ** Number(state[0]) + Number(state[1]);
+      expect(buckets).toBeGreaterThan(1);
+      let total = 0;
+      for (let b = 0; b < buckets; b++) {
+        const key = f.keys.seenBucket('big.example', b);
+        expect(await redis.call('object', 'encoding', key)).toBe('intset');
+        total += await redis.scard(key);
+      }
+      expect(total).toBe(3000);
+      expect(state[2]).toBe('3000');
+      expect(
+        await redis.call('object', 'encoding', f.keys.hostQueue('big.example', 'big.example', 0)),
+      ).toBe('quicklist');
+    });
+
+    it('publishes the new earliest due time on the pod wake channel', async () => {
+      const f = make();
+      const sub = connect();
+      const got: string[] = [];
+      sub.on('message', (_channel: string, message: string) => got.push(message));
+      await sub.subscribe(f.wakeChannel('pod-a'));
+      const report = await f.enqueue(['https://wake.example/1']);
+      expect(report.wokenPods).toEqual(['pod-a']);
+      const until = Date.now() + 2000;
+      while (got.length === 0 && Date.now() < until) await sleep(10);
+      expect(got.length).toBeGreaterThan(0);
+      expect(Number(got[0])).toEqual(expect.any(Number));
+    });
+
+    it('keeps global and per-pod counters without a scan', async () => {
+      const f = make({ ownerOf: twoPods });
+      await f.enqueue(['https://c1.example/1', 'https://c1.example/1', 'bad']);
+      const pod = twoPods('c1.example');
+      const [lease] = (await f.claim({ pod })).leases;
+      await f.complete(lease!, { bytes: 42 });
+      expect(await f.stats()).toMatchObject({
+        enqueued: 1,
+        duplicates: 1,
+        rejected: 1,
+        claimed: 1,
+        fetched: 1,
+        bytes: 42,
+        queued: 0,
+        inFlight: 0,
+      });
+      expect(await f.podStats(pod)).toMatchObject({ claimed: 1, fetched: 1, inFlight: 0 });
+      expect(await f.domains()).toEqual([{ domain: 'c1.example', queued: 0 }]);
+    });
+  });
+}

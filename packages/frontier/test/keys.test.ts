@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { FrontierKeys } from '../src/keys.js';
+
+/** The hash tag Redis Cluster hashes: the first {...} with something inside. */
+function hashTag(key: string): string {
+  const open = key.indexOf('{');
+  const close = key.indexOf('}', open + 1);
+  return open >= 0 && close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
+describe('FrontierKeys', () => {
+  const keys = new FrontierKeys('sl');
+
+  it('gives every key of a domain, its hosts included, the domain hash tag', () => {
+    const d = 'example.com';
+    const all = [
+      keys.root(d),
+      keys.domain(d),
+      keys.hosts(d),
+      keys.seenBucket(d, 7),
+      keys.deadLetters(d),
+      keys.hostState(d, 'www.example.com'),
+      keys.hostLevels(d, 'www.example.com'),
+      keys.hostQueue(d, 'www.example.com', -3),
+      keys.hostLeases(d, 'a.example.com'),
+      keys.hostLeaseDeadlines(d, 'a.example.com'),
+    ];
+    expect(new Set(all.map(hashTag))).toEqual(new Set(['d:example.com']));
+    expect(keys.hostQueue(d, 'www.example.com', 5)).toBe(
+      'sl:{d:example.com}:h:www.example.com:q:5',
+    );
+  });
+
+  it('puts a due index and its meta in one slot, per pod', () => {
+    expect(hashTag(keys.due('pod-1'))).toBe(hashTag(keys.dueMeta('pod-1')));
+    expect(hashTag(keys.due('pod-1'))).not.toBe(hashTag(keys.due('pod-2')));
+  });
+});

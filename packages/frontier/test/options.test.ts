@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { FrontierOptionsError } from '../src/errors.js';
+import { resolveOptions } from '../src/options.js';
+
+// A stand-in with the one method the validation looks at; no connection is made.
+const redis = { defineCommand() {} } as never;
+const ownerOf = () => 'pod-a';
+
+describe('resolveOptions', () => {
+  it('fills the documented defaults', () => {
+    expect(resolveOptions({ redis, ownerOf })).toMatchObject({
+      prefix: 'sl',
+      leaseTimeoutMs: 60_000,
+      maxRetries: 3,
+      defaultDelayMs: 1000,
+      defaultConcurrency: 1,
+      maxQueuedPerDomain: 1_000_000,
+    });
+  });
+
+  it('keeps leaseTimeoutMs 0 (leases never expire)', () => {
+    expect(resolveOptions({ redis, ownerOf, leaseTimeoutMs: 0 }).leaseTimeoutMs).toBe(0);
+  });
+
+  it('names the option, the value and its type', () => {
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ leaseTimeoutMs: -1 }, 'leaseTimeoutMs', /got -1 \(number\)/],
+      [{ maxRetries: '3' }, 'maxRetries', /got "3" \(string\)/],
+      [{ defaultConcurrency: 0 }, 'defaultConcurrency', /positive integer/],
+      [{ prefix: 'a{b}' }, 'prefix', /got "a\{b\}"/],
+      [{ adaptiveDelayFactor: Number.NaN }, 'adaptiveDelayFactor', /NaN/],
+      [{ ownerOf: 'pod-a' }, 'ownerOf', /function/],
+      [{ redis: {} }, 'redis', /ioredis/],
+    ];
+    for (const [extra, option, message] of cases) {
+      let error: unknown;
+      try {
+        resolveOptions({ redis, ownerOf, ...extra } as never);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(FrontierOptionsError);
+      expect(error).toMatchObject({ code: 'SHARDLINE_ERR_FRONTIER_OPTIONS', option });
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+});
