@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import { Command, CommanderError } from 'commander';
+import { registerRingCommands } from './commands/ring.js';
+import { loadConfig } from './config.js';
+import type { CliContext } from './context.js';
+import { CliError, ExitCode } from './errors.js';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/**
+ * Builds the `shardline` program. Each command group lives in `commands/<group>.ts` and
+ * exports one `register…Commands(program, ctx)`; add new groups here.
+ */
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command()
+    .name('shardline')
+    .description('web-crawler frontier and domain-sharding service on Redis')
+    .version(version)
+    .showSuggestionAfterError()
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+    });
+  registerRingCommands(program, ctx);
+  // exitOverride on every command: errors come back to `run` instead of process.exit.
+  const override = (command: Command): void => {
+    command.exitOverride();
+    for (const sub of command.commands) override(sub);
+  };
+  override(program);
+  return program;
+}
+
+/**
+ * Runs the command line and returns the exit status: 0 ok, 1 failed (bad input lines,
+ * unreadable file), 2 usage error. User errors print one line on stderr, never a stack.
+ */
+export async function run(
+  argv: readonly string[],
+  io: Partial<Omit<CliContext, 'exitCode'>> = {},
+): Promise<number> {
+  const ctx: CliContext = {
+    stdin: io.stdin ?? process.stdin,
+    stdout: io.stdout ?? process.stdout,
+    stderr: io.stderr ?? process.stderr,
+    exitCode: ExitCode.OK,
+  };
+  // A closed pipe (`shardline … | head`) is not an error worth a stack trace.
+  ctx.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ctx.exitCode);
+    throw error;
+  });
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync([...argv]);
+    return ctx.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already printed its one-line message (or the help / version).
+      return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+    }
+    if (error instanceof CliError) {
+      ctx.stderr.write(`error: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    ctx.stderr.write(
+      `error: internal error: ${message} (set SHARDLINE_DEBUG=1 for the stack trace)\n`,
+    );
+    if (loadConfig().debug && error instanceof Error) {
+      ctx.stderr.write(`${error.stack}\n`);
+    }
+    return ExitCode.INTERNAL;
+  }
+}
