@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
+import { registerCrawlCommand } from './commands/crawl.js';
 import { registerRingCommands } from './commands/ring.js';
 import { loadConfig } from './config.js';
 import type { CliContext } from './context.js';
@@ -22,6 +23,7 @@ export function buildProgram(ctx: CliContext): Command {
       writeErr: (text) => ctx.stderr.write(text),
     });
   registerRingCommands(program, ctx);
+  registerCrawlCommand(program);
   // exitOverride on every command: errors come back to `run` instead of process.exit.
   const override = (command: Command): void => {
     command.exitOverride();

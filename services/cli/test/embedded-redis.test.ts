@@ -1,0 +1,41 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmbeddedRedis } from '../src/embedded-redis.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sl-embedded-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('startEmbeddedRedis', () => {
+  it('starts redis-server with AOF in the data dir, is reused by a second start, and keeps data', async () => {
+    const dataDir = join(dir, 'redis');
+    const first = await startEmbeddedRedis({ dataDir });
+    expect(first.started).toBe(true);
+    expect(Number(readFileSync(join(dataDir, 'redis.port'), 'utf8'))).toBe(first.port);
+    const second = await startEmbeddedRedis({ dataDir });
+    expect(second).toMatchObject({ started: false, port: first.port });
+    const client = new Redis(first.url);
+    expect(await client.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+    await client.set('k', 'v');
+    await client.quit();
+    await second.stop(); // not its server: a no-op
+    await first.stop();
+    expect(existsSync(join(dataDir, 'redis.port'))).toBe(false);
+    const third = await startEmbeddedRedis({ dataDir });
+    const again = new Redis(third.url);
+    expect(await again.get('k')).toBe('v');
+    await again.quit();
+    await third.stop();
+  });
+
+  it('fails with one clear line when redis-server is missing', async () => {
+    await expect(
+      startEmbeddedRedis({ dataDir: join(dir, 'missing'), executable: 'no-such-redis-server' }),
+    ).rejects.toMatchObject({
+      code: 'SHARDLINE_ERR_CLI_REDIS',
+      message: expect.stringMatching(/not found on PATH/),
+    });
+  });
+});

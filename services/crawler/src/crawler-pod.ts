@@ -1,0 +1,915 @@
+/**
+ * The crawler pod: one process that claims URLs from its due index and crawls them. Per lease:
+ * DNS address policy → robots.txt (memory, Redis, fetch; through the send gate) → send gate →
+ * one fetch (redirects not followed) → links resolved, scoped, robots-filtered and enqueued in
+ * batches → complete / fail / release → one result record. See the README for the rules.
+ */
+import { hostname } from 'node:os';
+import { DnsCache, DnsError, DnsErrorCode } from '@shardline/dns';
+import {
+  type EnqueueItem,
+  type EnqueueReport,
+  type EnqueueResult,
+  type FrontierError,
+  type Lease,
+  RedisFrontier,
+} from '@shardline/frontier';
+import type { RobotsTxt } from '@shardline/robots';
+import { createCanonicalizer, domainKey } from '@shardline/url';
+import type { Cluster, Redis } from 'ioredis';
+import { type Logger, pino } from 'pino';
+import { type Assignment, StaticAssignment } from './assignment.js';
+import { Batcher } from './batcher.js';
+import { CrawlOutcomeCode, check, FetchErrorCode, invalidOption } from './errors.js';
+import { decodeBody, Fetcher, type FetchOutcome } from './fetcher.js';
+import { LinkExtractor, LinkScope } from './links.js';
+import { type CrawlOutcome, type CrawlResult, ResultSink } from './results.js';
+import { RedisRobotsCache } from './robots-cache.js';
+import { RobotsLoader, type RobotsLoadResult } from './robots-loader.js';
+import { SendGate } from './send-gate.js';
+import { parseSitemap } from './sitemap.js';
+import { type WakeSubscriber, WorkLoop } from './work-loop.js';
+
+const OWNER = 'CrawlerPodOptions';
+const SITEMAP_META = 'sitemap';
+const SITEMAP_INDEX_META = 'sitemap-index';
+
+/** Fetch error codes worth another attempt (the host may recover). */
+const RETRYABLE_FETCH = new Set<string>([
+  FetchErrorCode.TIMEOUT,
+  FetchErrorCode.HEADERS_TIMEOUT,
+  FetchErrorCode.BODY_TIMEOUT,
+  FetchErrorCode.CONNECT_TIMEOUT,
+  FetchErrorCode.CONNECT,
+  FetchErrorCode.DNS,
+  FetchErrorCode.UNKNOWN,
+]);
+
+/** Options of {@link CrawlerPod}. Durations in ms, sizes in bytes. */
+export interface CrawlerPodOptions {
+  /** A connected ioredis client (the pod never closes it). */
+  redis: Redis | Cluster;
+  /**
+   * Connection for the wake channel (subscriber mode). @default `redis.duplicate()` for a
+   * plain client (closed by the pod); none for a Cluster (due times only)
+   */
+  subscriber?: WakeSubscriber;
+  /** Stable pod id. @default os.hostname() */
+  podId?: string;
+  /** Capacity weight for the membership ring (reported; used by the membership layer). @default 1 */
+  podWeight?: number;
+  /** Domain ownership. @default a {@link StaticAssignment} of everything to this pod */
+  assignment?: Assignment;
+  /** Redis key prefix of the frontier, robots cache and results stream. @default 'sl' */
+  prefix?: string;
+  /** Global fetch slots (leases in flight). @default 64 */
+  concurrency?: number;
+  /** Requests in flight per host. @default 1 */
+  perHostConcurrency?: number;
+  /** Floor of the start-to-start gap per host. @default 1000 */
+  minDelayMs?: number;
+  /** Cap applied to a robots.txt Crawl-delay. @default 30000 */
+  maxCrawlDelayMs?: number;
+  /** Adaptive delay = factor × last response time (0 = off). @default 0 */
+  adaptiveDelayFactor?: number;
+  /** Cap of any per-host delay (adaptive, backoff). @default 120000 */
+  maxDelayMs?: number;
+  /** User-Agent product token (robots groups match it). @default 'shardline' */
+  userAgentToken?: string;
+  /** Contact URL appended to the User-Agent. @default undefined */
+  contactUrl?: string;
+  /** DNS overrides like curl `--resolve` (`*.test:127.0.0.1`); they bypass the address policy. @default [] */
+  resolve?: string[];
+  /** Allow private, loopback, link-local and metadata addresses. @default false */
+  allowPrivateAddresses?: boolean;
+  /** Deepest link depth followed (seeds are 0; a redirect hop counts one). @default 64 */
+  maxDepth?: number;
+  /** Follow links to the page's own domain only. @default false */
+  sameDomainOnly?: boolean;
+  /** Follow links only to these domains (and their subdomains). @default all */
+  allowDomains?: string[];
+  /** URL patterns never enqueued (RegExp or whole-URL glob). @default [] */
+  denyPatterns?: (string | RegExp)[];
+  /** Most URLs accepted per domain (0 = no cap); approximate, see the README. @default 0 */
+  maxPagesPerDomain?: number;
+  /** Links kept per page. @default 5000 */
+  maxLinksPerPage?: number;
+  /** Decoded body bytes kept per page. @default 5242880 */
+  maxBodyBytes?: number;
+  /** Wall time of one fetch. @default 30000 */
+  fetchTimeoutMs?: number;
+  /** Send → response head. @default 15000 */
+  headersTimeoutMs?: number;
+  /** Longest silence in a body. @default 15000 */
+  bodyTimeoutMs?: number;
+  /** TCP/TLS connect. @default 10000 */
+  connectTimeoutMs?: number;
+  /** Lease timeout (extended by heartbeats while a fetch runs). @default 60000 */
+  leaseTimeoutMs?: number;
+  /** Heartbeat sweep period. @default leaseTimeoutMs / 3 */
+  heartbeatIntervalMs?: number;
+  /** Retries of a failing URL before it is dead-lettered. @default 3 */
+  maxRetries?: number;
+  /** First failure backoff of a host (doubles per consecutive failure). @default 1000 */
+  backoffBaseMs?: number;
+  /** Cap of the failure backoff. @default 300000 */
+  backoffMaxMs?: number;
+  /** Enqueue the sitemaps robots.txt lists (and the URLs in them). @default false */
+  enqueueSitemaps?: boolean;
+  /** Results stream key. @default '<prefix>:results' */
+  resultsStreamKey?: string;
+  /** Approximate bound of the results stream (0 = unbounded). @default 1000000 */
+  resultsMaxLen?: number;
+  /** Also append results to this JSONL file. @default undefined */
+  resultsJsonl?: string;
+  /** Stop once the frontier has nothing queued and nothing in flight for `graceMs`. @default false */
+  exitWhenIdle?: boolean | { graceMs?: number };
+  /** On stop, how long leases in flight may finish before they are aborted and released. @default 10000 */
+  stopGraceMs?: number;
+  /** Shortest gap between claims that left slots free (batches due hosts). @default 10 */
+  minClaimIntervalMs?: number;
+  /** Longest sleep between claims (covers missed wake messages). @default 1000 */
+  maxIdleSleepMs?: number;
+  /** Logger. @default pino at level 'warn' */
+  logger?: Logger;
+}
+
+/** Counters of one pod since start. */
+export interface PodStats {
+  pod: string;
+  /** Leases completed after a fetch (any status that is not retried). */
+  fetched: number;
+  /** Failed attempts requeued. */
+  retried: number;
+  /** Dead-lettered (non-retryable or retries exhausted), robots refusals included. */
+  dead: number;
+  released: number;
+  lost: number;
+  /** Leases refused by robots.txt (disallowed or unreachable). */
+  robotsDisallowed: number;
+  /** Same-origin links dropped before enqueue because robots.txt disallows them. */
+  robotsFilteredLinks: number;
+  /** robots.txt answers by source. */
+  robotsLoads: { memory: number; 'shared-cache': number; fetch: number };
+  redirects: number;
+  bytes: number;
+  linksQueued: number;
+  /** Outcomes by error code (`http-503`, `SHARDLINE_ERR_FETCH_TIMEOUT`, …). */
+  errors: Record<string, number>;
+  /** Bounds hit, by name. */
+  bounds: Record<string, number>;
+  inFlight: number;
+  claims: number;
+  emptyClaims: number;
+  wakes: number;
+  gate: { waits: number; delayedMs: number; hosts: number };
+  results: { written: number; errors: number };
+}
+
+type Base = Pick<
+  CrawlResult,
+  'url' | 'host' | 'domain' | 'depth' | 'attempt' | 'pod' | 'startedAtMs'
+>;
+
+/** A crawler pod. `start()` → crawl → `stop()` (or `exitWhenIdle`). */
+export class CrawlerPod {
+  /** This pod's id. */
+  readonly id: string;
+  readonly weight: number;
+  /** The frontier (for seeding and stats). */
+  readonly frontier: RedisFrontier;
+  /** The results stream key. */
+  readonly resultsStreamKey: string;
+  readonly #redis: Redis | Cluster;
+  readonly #log: Logger;
+  readonly #dns: DnsCache;
+  readonly #fetcher: Fetcher;
+  readonly #robots: RobotsLoader;
+  readonly #extractor: LinkExtractor;
+  readonly #scope: LinkScope;
+  readonly #gate: SendGate;
+  readonly #results: ResultSink;
+  readonly #loop: WorkLoop;
+  readonly #enqueue: Batcher<EnqueueItem, EnqueueResult>;
+  readonly #complete: Batcher<
+    { lease: Lease; result: { status: number; bytes: number; durationMs: number; links: number } },
+    FrontierError | null
+  >;
+  readonly #ownSubscriber: Redis | undefined;
+  readonly #token: string;
+  readonly #maxCrawlDelayMs: number;
+  readonly #maxPagesPerDomain: number;
+  readonly #maxLinksPerPage: number;
+  readonly #enqueueSitemaps: boolean;
+  readonly #exitGraceMs: number | undefined;
+  readonly #stopGraceMs: number;
+  readonly #unsubscribeAssignment: () => void;
+  #idleSinceMs: number | undefined;
+  #idleClaimed = -1;
+  #started = false;
+  #stopped: Promise<void> | undefined;
+  readonly #stats: Omit<
+    PodStats,
+    'pod' | 'inFlight' | 'claims' | 'emptyClaims' | 'wakes' | 'gate' | 'results'
+  > = {
+    fetched: 0,
+    retried: 0,
+    dead: 0,
+    released: 0,
+    lost: 0,
+    robotsDisallowed: 0,
+    robotsFilteredLinks: 0,
+    robotsLoads: { memory: 0, 'shared-cache': 0, fetch: 0 },
+    redirects: 0,
+    bytes: 0,
+    linksQueued: 0,
+    errors: {},
+    bounds: {},
+  };
+
+  constructor(options: CrawlerPodOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw invalidOption('CrawlerPod', 'options', options, 'an object');
+    }
+    const redis = options.redis as unknown;
+    if (typeof redis !== 'object' || redis === null || typeof (redis as Redis).get !== 'function') {
+      throw invalidOption(OWNER, 'redis', redis, 'an ioredis client');
+    }
+    this.#redis = options.redis;
+    this.id = check.string(OWNER, 'podId', options.podId, hostname());
+    if (!/^[A-Za-z0-9._:-]{1,128}$/.test(this.id)) {
+      throw invalidOption(OWNER, 'podId', this.id, '1-128 characters of [A-Za-z0-9._:-]');
+    }
+    const weight = options.podWeight ?? 1;
+    if (typeof weight !== 'number' || !(weight > 0) || !Number.isFinite(weight)) {
+      throw invalidOption(OWNER, 'podWeight', weight, 'a finite number > 0');
+    }
+    this.weight = weight;
+    this.#log = options.logger ?? pino({ level: 'warn' });
+    const prefix = check.string(OWNER, 'prefix', options.prefix, 'sl');
+    const concurrency = check.int(OWNER, 'concurrency', options.concurrency, 64, 1, 100_000);
+    const perHost = check.int(OWNER, 'perHostConcurrency', options.perHostConcurrency, 1, 1, 1024);
+    const minDelayMs = check.int(OWNER, 'minDelayMs', options.minDelayMs, 1000, 0);
+    const maxDelayMs = check.int(OWNER, 'maxDelayMs', options.maxDelayMs, 120_000, 0);
+    this.#maxCrawlDelayMs = check.int(OWNER, 'maxCrawlDelayMs', options.maxCrawlDelayMs, 30_000, 0);
+    const factor = options.adaptiveDelayFactor ?? 0;
+    if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 0) {
+      throw invalidOption(OWNER, 'adaptiveDelayFactor', factor, 'a finite number ≥ 0');
+    }
+    this.#token = check.string(OWNER, 'userAgentToken', options.userAgentToken, 'shardline');
+    const maxDepth = check.int(OWNER, 'maxDepth', options.maxDepth, 64, 0, 10_000);
+    const leaseTimeoutMs = check.int(OWNER, 'leaseTimeoutMs', options.leaseTimeoutMs, 60_000, 0);
+    const heartbeatIntervalMs = check.int(
+      OWNER,
+      'heartbeatIntervalMs',
+      options.heartbeatIntervalMs,
+      Math.floor(leaseTimeoutMs / 3),
+      0,
+    );
+    if (
+      leaseTimeoutMs > 0 &&
+      (heartbeatIntervalMs === 0 || heartbeatIntervalMs >= leaseTimeoutMs)
+    ) {
+      throw invalidOption(
+        OWNER,
+        'heartbeatIntervalMs',
+        heartbeatIntervalMs,
+        `an integer in [1, leaseTimeoutMs = ${leaseTimeoutMs})`,
+      );
+    }
+    this.#maxPagesPerDomain = check.int(
+      OWNER,
+      'maxPagesPerDomain',
+      options.maxPagesPerDomain,
+      0,
+      0,
+    );
+    this.#maxLinksPerPage = check.int(OWNER, 'maxLinksPerPage', options.maxLinksPerPage, 5000, 1);
+    this.#enqueueSitemaps = check.bool(OWNER, 'enqueueSitemaps', options.enqueueSitemaps, false);
+    const exit = options.exitWhenIdle ?? false;
+    if (exit === true) this.#exitGraceMs = 2000;
+    else if (typeof exit === 'object' && exit !== null) {
+      this.#exitGraceMs = check.int(OWNER, 'exitWhenIdle.graceMs', exit.graceMs, 2000, 0);
+    } else if (exit !== false) {
+      throw invalidOption(OWNER, 'exitWhenIdle', exit, 'a boolean or { graceMs }');
+    }
+    this.#stopGraceMs = check.int(OWNER, 'stopGraceMs', options.stopGraceMs, 10_000, 0);
+
+    const assignment = options.assignment ?? new StaticAssignment(this.id);
+    const canonicalizer = createCanonicalizer();
+    this.frontier = new RedisFrontier({
+      redis: options.redis,
+      ownerOf: (domain) => assignment.ownerOf(domain),
+      prefix,
+      leaseTimeoutMs,
+      maxRetries: check.int(OWNER, 'maxRetries', options.maxRetries, 3, 0, 100),
+      maxDepth,
+      defaultDelayMs: minDelayMs,
+      defaultConcurrency: perHost,
+      adaptiveDelayFactor: factor,
+      maxDelayMs,
+      backoffBaseMs: check.int(OWNER, 'backoffBaseMs', options.backoffBaseMs, 1000, 0),
+      backoffMaxMs: check.int(OWNER, 'backoffMaxMs', options.backoffMaxMs, 300_000, 0),
+    });
+    this.#dns = new DnsCache({
+      overrides: options.resolve ?? [],
+      allowPrivateAddresses: check.bool(
+        OWNER,
+        'allowPrivateAddresses',
+        options.allowPrivateAddresses,
+        false,
+      ),
+    });
+    const fetcherOptions: ConstructorParameters<typeof Fetcher>[0] = {
+      productToken: this.#token,
+      dns: this.#dns,
+      connectionsPerOrigin: perHost,
+    };
+    if (options.contactUrl !== undefined) fetcherOptions.contactUrl = options.contactUrl;
+    if (options.maxBodyBytes !== undefined) fetcherOptions.maxBodyBytes = options.maxBodyBytes;
+    if (options.fetchTimeoutMs !== undefined) fetcherOptions.maxFetchMs = options.fetchTimeoutMs;
+    if (options.headersTimeoutMs !== undefined)
+      fetcherOptions.headersTimeoutMs = options.headersTimeoutMs;
+    if (options.bodyTimeoutMs !== undefined) fetcherOptions.bodyTimeoutMs = options.bodyTimeoutMs;
+    if (options.connectTimeoutMs !== undefined)
+      fetcherOptions.connectTimeoutMs = options.connectTimeoutMs;
+    this.#fetcher = new Fetcher(fetcherOptions);
+    this.#gate = new SendGate({
+      minDelayMs,
+      concurrency: perHost,
+      adaptiveDelayFactor: factor,
+      maxDelayMs,
+    });
+    this.#robots = new RobotsLoader({
+      fetcher: this.#fetcher,
+      sharedCache: new RedisRobotsCache({ redis: options.redis, prefix }),
+      beforeFetch: (origin) => this.#robotsBeforeFetch(origin),
+      onFetch: (hop) => this.#robotsAfterFetch(hop.origin, hop.timings),
+    });
+    this.#extractor = new LinkExtractor({
+      userAgentToken: this.#token,
+      maxLinksPerPage: this.#maxLinksPerPage,
+      canonicalizer,
+    });
+    const scope: ConstructorParameters<typeof LinkScope>[0] = {
+      sameDomainOnly: check.bool(OWNER, 'sameDomainOnly', options.sameDomainOnly, false),
+      maxDepth,
+    };
+    if (options.allowDomains !== undefined) scope.allowDomains = options.allowDomains;
+    if (options.denyPatterns !== undefined) scope.denyPatterns = options.denyPatterns;
+    this.#scope = new LinkScope(scope);
+    this.resultsStreamKey = check.string(
+      OWNER,
+      'resultsStreamKey',
+      options.resultsStreamKey,
+      `${prefix}:results`,
+    );
+    const sink: ConstructorParameters<typeof ResultSink>[0] = {
+      redis: options.redis,
+      streamKey: this.resultsStreamKey,
+      maxLen: check.int(OWNER, 'resultsMaxLen', options.resultsMaxLen, 1_000_000, 0),
+    };
+    if (options.resultsJsonl !== undefined) sink.jsonlPath = options.resultsJsonl;
+    this.#results = new ResultSink(sink);
+    this.#enqueue = new Batcher((items) => this.#enqueueNow(items), 5, 1000);
+    this.#complete = new Batcher((items) => this.frontier.completeMany(items), 3, 200);
+
+    let subscriber = options.subscriber;
+    if (!subscriber && typeof (options.redis as Redis).duplicate === 'function') {
+      // No ready check: its INFO is refused once the connection is in subscriber mode.
+      const duplicate = (options.redis as Redis).duplicate({ enableReadyCheck: false });
+      duplicate.on('error', (error) => this.#log.warn({ err: error }, 'wake subscriber error'));
+      this.#ownSubscriber = duplicate;
+      subscriber = duplicate;
+    }
+    const loopOptions: ConstructorParameters<typeof WorkLoop>[0] = {
+      frontier: this.frontier,
+      pod: this.id,
+      concurrency,
+      handle: (lease, signal) => this.#handle(lease, signal),
+      minClaimIntervalMs: check.int(OWNER, 'minClaimIntervalMs', options.minClaimIntervalMs, 10, 0),
+      maxIdleSleepMs: check.int(OWNER, 'maxIdleSleepMs', options.maxIdleSleepMs, 1000, 1),
+      heartbeatIntervalMs: leaseTimeoutMs > 0 ? heartbeatIntervalMs : 0,
+      onError: (error, where) => this.#log.warn({ err: error, where }, 'work loop error'),
+      onLeaseLost: (lease) => this.#log.warn({ url: lease.url }, 'lease lost while fetching'),
+    };
+    if (subscriber) {
+      loopOptions.wake = { channel: this.frontier.wakeChannel(this.id), subscriber };
+    }
+    if (this.#exitGraceMs !== undefined) loopOptions.shouldExit = () => this.#shouldExit();
+    this.#loop = new WorkLoop(loopOptions);
+    this.#unsubscribeAssignment = assignment.onChange(() => this.#loop.poke());
+  }
+
+  /** The User-Agent header value the pod sends. */
+  get userAgent(): string {
+    return this.#fetcher.userAgent;
+  }
+
+  /** Queues seed URLs (depth 0 unless given). */
+  seed(urls: readonly EnqueueItem[]): Promise<EnqueueReport> {
+    return this.frontier.enqueue(urls).then((report) => {
+      if (report.wokenPods.includes(this.id)) this.#loop.poke();
+      return report;
+    });
+  }
+
+  /** Starts the work loop (subscribes to the wake channel first). */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    this.#log.info(
+      { pod: this.id, userAgent: this.userAgent, results: this.resultsStreamKey },
+      'pod starting',
+    );
+    await this.#loop.start();
+    void this.#loop.done.then(() => this.stop());
+  }
+
+  /**
+   * Resolves when the pod has stopped: after {@link stop}, or by itself with `exitWhenIdle`.
+   * Every lease is settled and every result written by then.
+   */
+  get done(): Promise<void> {
+    return this.#loop.done.then(() => this.#stopped);
+  }
+
+  /**
+   * Graceful stop: no more claims; leases in flight get `stopGraceMs` to finish, then are
+   * aborted and released; results are flushed; the fetcher and the pod's own connections
+   * close. The Redis client passed in stays open. Idempotent.
+   */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      await this.#loop.stop(this.#stopGraceMs);
+      await this.#enqueue.drain();
+      await this.#complete.drain();
+      this.#unsubscribeAssignment();
+      await this.#results.close();
+      await this.#fetcher.close().catch(() => undefined);
+      if (this.#ownSubscriber) await this.#ownSubscriber.quit().catch(() => undefined);
+      this.#log.info(this.stats(), 'pod stopped');
+    })();
+    return this.#stopped;
+  }
+
+  /** Counters since start. */
+  stats(): PodStats {
+    const loop = this.#loop.stats();
+    const results = this.#results.stats();
+    return {
+      pod: this.id,
+      ...this.#stats,
+      robotsLoads: { ...this.#stats.robotsLoads },
+      errors: { ...this.#stats.errors },
+      bounds: { ...this.#stats.bounds },
+      inFlight: loop.inFlight,
+      claims: loop.claims,
+      emptyClaims: loop.emptyClaims,
+      wakes: loop.wakes,
+      gate: this.#gate.stats(),
+      results: { written: results.written, errors: results.errors },
+    };
+  }
+
+  // ───────────────────────────── one lease ─────────────────────────────
+
+  async #handle(lease: Lease, signal: AbortSignal): Promise<void> {
+    const base: Base = {
+      url: lease.url,
+      host: lease.host,
+      domain: lease.domain,
+      depth: lease.depth,
+      attempt: lease.attempt,
+      pod: this.id,
+      startedAtMs: Date.now(),
+    };
+    try {
+      await this.#crawl(lease, signal, base);
+    } catch (error) {
+      // A Redis failure while settling: the lease expires and is retried elsewhere.
+      this.#log.error({ err: error, url: lease.url }, 'lease handling failed');
+    }
+  }
+
+  async #crawl(lease: Lease, signal: AbortSignal, base: Base): Promise<void> {
+    // 1. Address policy first: no robots.txt request to a refused address either.
+    try {
+      await this.#dns.resolve(lease.host);
+    } catch (error) {
+      if (!(error instanceof DnsError)) throw error;
+      const refused =
+        error.code === DnsErrorCode.REFUSED_ADDRESS || error.code === DnsErrorCode.INVALID_HOSTNAME;
+      const code = refused ? FetchErrorCode.DNS_REFUSED : FetchErrorCode.DNS;
+      await this.#fail(lease, base, undefined, {
+        retryable: !refused,
+        code,
+        message: error.message,
+      });
+      return;
+    }
+
+    // 2. robots.txt (fetched through the send gate, cached in memory and Redis).
+    let robots: RobotsLoadResult;
+    try {
+      robots = await this.#robots.load(lease.url);
+    } catch (error) {
+      if (signal.aborted) return this.#release(lease, base);
+      await this.#fail(lease, base, undefined, {
+        retryable: true,
+        code: 'robots-error',
+        message: error instanceof Error ? error.message : String(error),
+      });
+      return;
+    }
+    this.#stats.robotsLoads[robots.from] += 1;
+    const rules = robots.robots;
+    const crawlDelayMs = Math.min(rules.crawlDelayMs(this.#token) ?? 0, this.#maxCrawlDelayMs);
+    if (robots.from !== 'memory') {
+      // Before this lease completes: complete() computes the host's next slot with it.
+      await this.frontier.setHostPolicy(
+        lease.host,
+        { crawlDelayMs: crawlDelayMs > 0 ? crawlDelayMs : null },
+        lease.domain,
+      );
+    }
+    this.#gate.setHostDelay(lease.host, crawlDelayMs);
+    if (!rules.isAllowed(lease.url, this.#token)) {
+      const unreachable = rules.source === 'disallow-all';
+      this.#stats.robotsDisallowed += 1;
+      await this.#fail(lease, base, undefined, {
+        retryable: false,
+        code: unreachable
+          ? CrawlOutcomeCode.ROBOTS_UNREACHABLE
+          : CrawlOutcomeCode.ROBOTS_DISALLOWED,
+        message: unreachable ? `robots.txt unavailable (${rules.reason ?? 'error'})` : 'robots.txt',
+      });
+      return;
+    }
+
+    // 3. The send gate, then one fetch.
+    let pass: Awaited<ReturnType<SendGate['acquire']>>;
+    try {
+      pass = await this.#gate.acquire(lease.host, signal);
+    } catch {
+      return this.#release(lease, base);
+    }
+    const sitemap = lease.meta === SITEMAP_META || lease.meta === SITEMAP_INDEX_META;
+    let outcome: FetchOutcome;
+    try {
+      outcome = await this.#fetcher.fetch(lease.url, {
+        signal,
+        onSent: pass.sent,
+        keepBody: sitemap ? 'always' : 'html',
+      });
+    } catch (error) {
+      // Only a closed fetcher rejects (the pod is stopping).
+      pass.done();
+      if (signal.aborted) return this.#release(lease, base);
+      throw error;
+    }
+    const t = outcome.timings;
+    pass.done(t.sentAtMs === undefined ? undefined : t.endAtMs - t.sentAtMs);
+
+    // 4. Classify.
+    if (outcome.error?.code === FetchErrorCode.ABORTED) {
+      return this.#release(lease, base, outcome);
+    }
+    if (outcome.error) {
+      await this.#fail(lease, base, outcome, {
+        retryable: RETRYABLE_FETCH.has(outcome.error.code),
+        code: outcome.error.code,
+        message: outcome.error.message,
+      });
+      return;
+    }
+    if (outcome.status === 429 || outcome.status >= 500) {
+      await this.#fail(lease, base, outcome, {
+        retryable: true,
+        code: `http-${outcome.status}`,
+        message: `HTTP ${outcome.status}`,
+      });
+      return;
+    }
+    const bounds: string[] = [];
+    if (outcome.truncated && outcome.body) bounds.push('body-cap');
+    let links: EnqueueItem[] = [];
+    if (outcome.status >= 300 && outcome.status < 400 && outcome.redirectTo) {
+      // Not followed inline: the target goes through the frontier (robots, dedup, politeness).
+      this.#stats.redirects += 1;
+      links = this.#scoped([outcome.redirectTo], lease, rules, bounds);
+    } else if (outcome.status >= 200 && outcome.status < 300 && outcome.body) {
+      links = sitemap
+        ? this.#sitemapLinks(outcome, lease, rules, bounds)
+        : this.#pageLinks(outcome, lease, rules, bounds);
+    }
+    if (this.#enqueueSitemaps && robots.from === 'fetch' && rules.sitemaps.length > 0) {
+      for (const url of rules.sitemaps.slice(0, 100)) {
+        links.push({ url, depth: lease.depth, meta: SITEMAP_META });
+      }
+    }
+    let linksQueued = 0;
+    if (links.length > 0) {
+      // Links first, then the ack: a crash in between re-fetches the page, never loses links.
+      const results = await this.#enqueueLinks(links);
+      for (const r of results) if (r.status === 'queued') linksQueued += 1;
+      for (const r of results) {
+        if (r.status === 'over-cap') bounds.push('queue-cap');
+        else if (r.code === 'SHARDLINE_ERR_URL_TOO_LONG') bounds.push('url-length');
+        else if (r.code === 'SHARDLINE_ERR_FRONTIER_DEPTH') bounds.push('depth');
+      }
+    }
+    const durationMs = durationOf(outcome);
+    const [error] = await this.#complete.add([
+      {
+        lease,
+        result: { status: outcome.status, bytes: outcome.bytes, durationMs, links: links.length },
+      },
+    ]);
+    this.#stats.bytes += outcome.bytes;
+    this.#stats.linksQueued += linksQueued;
+    const unique = [...new Set(bounds)];
+    for (const b of unique) this.#stats.bounds[b] = (this.#stats.bounds[b] ?? 0) + 1;
+    let result: CrawlOutcome = 'fetched';
+    if (error) {
+      result = 'lost';
+      this.#stats.lost += 1;
+    } else this.#stats.fetched += 1;
+    if (outcome.status >= 400) this.#count(`http-${outcome.status}`);
+    this.#results.write({
+      ...base,
+      outcome: result,
+      ...fetchFields(outcome),
+      links: links.length,
+      linksQueued,
+      ...(unique.length > 0 ? { bounds: unique.join(',') } : {}),
+      ...(error ? { errorCode: CrawlOutcomeCode.LEASE_LOST, error: error.message } : {}),
+    });
+  }
+
+  #pageLinks(outcome: FetchOutcome, lease: Lease, rules: RobotsTxt, bounds: string[]) {
+    const html = decodeBody(outcome.body!, outcome.charset ?? 'utf-8');
+    const found = this.#extractor.extract(html, lease.url, outcome.headers);
+    if (found.counts.overLimit > found.counts.pageNofollow) bounds.push('links-per-page');
+    if ((found.counts.invalid.SHARDLINE_ERR_URL_TOO_LONG ?? 0) > 0) bounds.push('url-length');
+    return this.#scoped(found.links, lease, rules, bounds);
+  }
+
+  #sitemapLinks(outcome: FetchOutcome, lease: Lease, rules: RobotsTxt, bounds: string[]) {
+    const xml = decodeBody(outcome.body!, outcome.charset ?? 'utf-8');
+    const { index, urls } = parseSitemap(xml, this.#maxLinksPerPage);
+    if (urls.length >= this.#maxLinksPerPage) bounds.push('links-per-page');
+    const items = this.#scoped(urls, lease, rules, bounds);
+    if (index) {
+      for (const item of items) {
+        if (typeof item === 'object') {
+          item.meta = SITEMAP_INDEX_META;
+          item.depth = lease.depth;
+        }
+      }
+    }
+    return items;
+  }
+
+  /** Scope (domain, patterns, depth) and same-origin robots, in link order. */
+  #scoped(urls: readonly string[], lease: Lease, rules: RobotsTxt, bounds: string[]) {
+    const items: { url: string; depth: number; meta?: string }[] = [];
+    let origin: string | undefined;
+    for (const url of urls) {
+      const decision = this.#scope.decide(url, lease.depth, lease.url);
+      if (decision !== 'ok') {
+        if (decision === 'too-deep') bounds.push('depth');
+        continue;
+      }
+      // Same origin: the rules are at hand, so a disallowed link never costs a claim.
+      origin ??= originOf(lease.url);
+      if (originOf(url) === origin && !safeAllowed(rules, url, this.#token)) {
+        this.#stats.robotsFilteredLinks += 1;
+        continue;
+      }
+      items.push({ url, depth: lease.depth + 1 });
+    }
+    return items;
+  }
+
+  async #enqueueLinks(items: EnqueueItem[]): Promise<EnqueueResult[]> {
+    return this.#enqueue.add(items);
+  }
+
+  async #enqueueNow(items: EnqueueItem[]): Promise<EnqueueResult[]> {
+    let keep = items;
+    const capped = new Map<number, EnqueueResult>();
+    if (this.#maxPagesPerDomain > 0) {
+      // Approximate cap: accepted URLs per domain read before the batch (another pod's
+      // concurrent batch can overshoot by one batch).
+      const domains = new Map<string, number[]>();
+      items.forEach((item, i) => {
+        const url = typeof item === 'string' ? item : item.url;
+        let d: string;
+        try {
+          d = domainKey(url);
+        } catch {
+          return;
+        }
+        const list = domains.get(d) ?? [];
+        list.push(i);
+        domains.set(d, list);
+      });
+      const names = [...domains.keys()];
+      const pipeline = this.#redis.pipeline();
+      for (const d of names) pipeline.hget(this.frontier.keys.domain(d), 'enq');
+      const replies = (await pipeline.exec()) ?? [];
+      names.forEach((d, k) => {
+        const have = Number(replies[k]?.[1] ?? 0);
+        const room = Math.max(0, this.#maxPagesPerDomain - have);
+        for (const i of domains.get(d)!.slice(room)) {
+          capped.set(i, { status: 'over-cap', domain: d, code: 'max-pages-per-domain' });
+        }
+      });
+      keep = items.filter((_, i) => !capped.has(i));
+    }
+    const report = await this.frontier.enqueue(keep);
+    if (report.wokenPods.includes(this.id)) this.#loop.poke();
+    if (capped.size === 0) return report.results;
+    const out: EnqueueResult[] = [];
+    let k = 0;
+    for (let i = 0; i < items.length; i++) out.push(capped.get(i) ?? report.results[k++]!);
+    return out;
+  }
+
+  async #fail(
+    lease: Lease,
+    base: Base,
+    outcome: FetchOutcome | undefined,
+    why: { retryable: boolean; code: string; message: string },
+  ): Promise<void> {
+    const fail: Parameters<RedisFrontier['fail']>[1] = {
+      retryable: why.retryable,
+      reason: why.code,
+      status: outcome?.status ?? 0,
+    };
+    if (outcome?.retryAfterMs !== undefined) fail.retryAfterMs = Math.round(outcome.retryAfterMs);
+    let result: CrawlOutcome;
+    let errorCode = why.code;
+    let message = why.message;
+    try {
+      const { outcome: next } = await this.frontier.fail(lease, fail);
+      result = next === 'retry' ? 'retry' : 'dead';
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SHARDLINE_ERR_FRONTIER_LEASE_LOST') throw error;
+      result = 'lost';
+      errorCode = CrawlOutcomeCode.LEASE_LOST;
+      message = `${why.code}: lease lost`;
+    }
+    if (result === 'retry') this.#stats.retried += 1;
+    else if (result === 'dead') this.#stats.dead += 1;
+    else this.#stats.lost += 1;
+    this.#count(why.code);
+    if (outcome) this.#stats.bytes += outcome.bytes;
+    this.#results.write({
+      ...base,
+      outcome: result,
+      ...(outcome
+        ? fetchFields(outcome)
+        : {
+            status: 0,
+            bytes: 0,
+            truncated: false,
+            endAtMs: Date.now(),
+            durationMs: Date.now() - base.startedAtMs,
+          }),
+      links: 0,
+      linksQueued: 0,
+      errorCode,
+      error: message.slice(0, 300),
+    });
+  }
+
+  async #release(lease: Lease, base: Base, outcome?: FetchOutcome): Promise<void> {
+    try {
+      await this.frontier.release(lease);
+    } catch (error) {
+      this.#log.warn({ err: error, url: lease.url }, 'release failed');
+    }
+    this.#stats.released += 1;
+    this.#results.write({
+      ...base,
+      outcome: 'released',
+      ...(outcome
+        ? fetchFields(outcome)
+        : {
+            status: 0,
+            bytes: 0,
+            truncated: false,
+            endAtMs: Date.now(),
+            durationMs: Date.now() - base.startedAtMs,
+          }),
+      links: 0,
+      linksQueued: 0,
+      errorCode: CrawlOutcomeCode.STOPPED,
+      error: 'pod stopping',
+    });
+  }
+
+  #count(code: string): void {
+    this.#stats.errors[code] = (this.#stats.errors[code] ?? 0) + 1;
+  }
+
+  // ───────────────────────────── robots politeness ─────────────────────────────
+
+  async #robotsBeforeFetch(origin: string): Promise<void> {
+    const host = new URL(origin).hostname;
+    const pass = await this.#gate.acquire(host);
+    // The loader reports the hop's real send time in onFetch; keep the pass until then.
+    let list = this.#robotsPasses.get(host);
+    if (!list) {
+      list = [];
+      this.#robotsPasses.set(host, list);
+    }
+    list.push(pass);
+  }
+
+  readonly #robotsPasses = new Map<string, Awaited<ReturnType<SendGate['acquire']>>[]>();
+
+  #robotsAfterFetch(origin: string, timings: FetchOutcome['timings']): void {
+    const host = new URL(origin).hostname;
+    const list = this.#robotsPasses.get(host);
+    const pass = list?.shift();
+    if (list && list.length === 0) this.#robotsPasses.delete(host);
+    if (!pass) return;
+    if (timings.sentAtMs !== undefined) {
+      // The response head is the last moment the server surely had the request: a server
+      // that stamps arrivals late (busy at start-up, when every host's robots.txt is asked
+      // at once) still sees the full gap before the first page. One request per host per day.
+      pass.sent(timings.headersAtMs ?? timings.endAtMs);
+      pass.done(timings.endAtMs - timings.sentAtMs);
+    } else pass.done();
+  }
+
+  // ───────────────────────────── termination ─────────────────────────────
+
+  async #shouldExit(): Promise<boolean> {
+    if (this.#enqueue.pending > 0 || this.#complete.pending > 0) return false;
+    const claimed = this.#loop.stats().claimed;
+    const stats = await this.frontier.stats();
+    const busy = (stats.queued ?? 0) > 0 || (stats.inFlight ?? 0) > 0;
+    const now = Date.now();
+    if (busy || claimed !== this.#idleClaimed) {
+      this.#idleClaimed = claimed;
+      this.#idleSinceMs = busy ? undefined : now;
+      return false;
+    }
+    this.#idleSinceMs ??= now;
+    return now - this.#idleSinceMs >= (this.#exitGraceMs ?? 0);
+  }
+}
+
+function durationOf(outcome: FetchOutcome): number {
+  const t = outcome.timings;
+  return Math.max(0, Math.round(t.endAtMs - (t.sentAtMs ?? t.startedAtMs)));
+}
+
+function fetchFields(outcome: FetchOutcome) {
+  const t = outcome.timings;
+  const fields: Pick<
+    CrawlResult,
+    | 'status'
+    | 'bytes'
+    | 'truncated'
+    | 'endAtMs'
+    | 'durationMs'
+    | 'contentType'
+    | 'redirectTo'
+    | 'sentAtMs'
+    | 'headersAtMs'
+    | 'retryAfterMs'
+  > = {
+    status: outcome.status,
+    bytes: outcome.bytes,
+    truncated: outcome.truncated,
+    endAtMs: t.endAtMs,
+    durationMs: durationOf(outcome),
+  };
+  if (outcome.contentType !== undefined) fields.contentType = outcome.contentType;
+  if (outcome.redirectTo !== undefined) fields.redirectTo = outcome.redirectTo;
+  if (t.sentAtMs !== undefined) fields.sentAtMs = t.sentAtMs;
+  if (t.headersAtMs !== undefined) fields.headersAtMs = t.headersAtMs;
+  if (outcome.retryAfterMs !== undefined) fields.retryAfterMs = outcome.retryAfterMs;
+  return fields;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+function safeAllowed(rules: RobotsTxt, url: string, token: string): boolean {
+  try {
+    return rules.isAllowed(url, token);
+  } catch {
+    return true;
+  }
+}

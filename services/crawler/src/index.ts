@@ -1,0 +1,36 @@
+export { type Assignment, StaticAssignment } from './assignment.js';
+export { type CrawlerConfig, loadConfig } from './config.js';
+export { CrawlerPod, type CrawlerPodOptions, type PodStats } from './crawler-pod.js';
+export {
+  CrawlerError,
+  CrawlerErrorCode,
+  CrawlOutcomeCode,
+  FetchErrorCode,
+} from './errors.js';
+export {
+  decodeBody,
+  Fetcher,
+  type FetcherOptions,
+  type FetchOptions,
+  type FetchOutcome,
+  type FetchTimings,
+} from './fetcher.js';
+export { extractLinks, LinkExtractor, LinkScope, type ScopeDecision } from './links.js';
+export {
+  type CrawlOutcome,
+  type CrawlResult,
+  decodeResult,
+  encodeResult,
+  ResultSink,
+  type ResultSinkOptions,
+} from './results.js';
+export { RedisRobotsCache, type RedisRobotsCacheOptions } from './robots-cache.js';
+export {
+  type RobotsCacheRecord,
+  RobotsLoader,
+  type RobotsLoaderOptions,
+  type RobotsSharedCache,
+} from './robots-loader.js';
+export { type GatePass, SendGate, type SendGateOptions } from './send-gate.js';
+export { parseSitemap } from './sitemap.js';
+export { WorkLoop, type WorkLoopOptions } from './work-loop.js';

@@ -1,0 +1,272 @@
+/**
+ * The pod's claim loop. It claims from the pod's own due index only when a global fetch slot
+ * is free (so claim → send lag stays small), runs each lease under one p-queue of `concurrency`
+ * slots, extends every lease in flight from one heartbeat sweep, and between claims sleeps
+ * until the next due time, a wake message on the pod's channel, or a freed slot — never a poll
+ * loop: when idle it claims at most once per `maxIdleSleepMs`.
+ */
+import type { ClaimResult, Lease, LeaseRef } from '@shardline/frontier';
+import PQueue from 'p-queue';
+
+/** What the loop needs from the frontier (a `RedisFrontier` fits). */
+export interface LoopFrontier {
+  claim(request: { pod: string; max?: number }): Promise<ClaimResult>;
+  heartbeat(lease: LeaseRef): Promise<number>;
+  release(lease: LeaseRef): Promise<void>;
+}
+
+/** Minimal pub/sub client (an ioredis connection in subscriber mode). */
+export interface WakeSubscriber {
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  off(event: 'message', listener: (channel: string, message: string) => void): unknown;
+}
+
+/** Options of {@link WorkLoop}. */
+export interface WorkLoopOptions {
+  frontier: LoopFrontier;
+  pod: string;
+  /** Runs one lease to its end (complete / fail / release); must not reject. */
+  handle: (lease: Lease, signal: AbortSignal) => Promise<void>;
+  /** Global fetch slots. */
+  concurrency: number;
+  /** Wake channel and its subscriber connection; without them the loop relies on due times. */
+  wake?: { channel: string; subscriber: WakeSubscriber };
+  /** Shortest gap between two claims that did not fill every free slot (batches due hosts). */
+  minClaimIntervalMs: number;
+  /** Longest sleep between claims (covers a missed wake message). */
+  maxIdleSleepMs: number;
+  /** Heartbeat sweep period; leases older than this are extended. 0 = no heartbeats. */
+  heartbeatIntervalMs: number;
+  /**
+   * Called when the loop is locally idle (no lease in flight) after an empty claim; resolving
+   * `true` stops the loop.
+   */
+  shouldExit?: () => Promise<boolean>;
+  /** Reports errors of claims and heartbeats (the loop keeps going). */
+  onError?: (error: unknown, where: 'claim' | 'heartbeat' | 'wake') => void;
+  /** Reports a lease whose heartbeat found it gone (its fetch continues; complete will be late). */
+  onLeaseLost?: (lease: Lease) => void;
+}
+
+interface Held {
+  lease: Lease;
+  controller: AbortController;
+  lastBeatMs: number;
+}
+
+/** The claim → run → heartbeat loop of one pod. */
+export class WorkLoop {
+  readonly #o: WorkLoopOptions;
+  readonly #queue: PQueue;
+  readonly #held = new Map<string, Held>();
+  #running = false;
+  #stopping = false;
+  #loop: Promise<void> | undefined;
+  // The current sleep: its wake-up time (local ms) and how to end it early.
+  #sleepUntil = Number.POSITIVE_INFINITY;
+  #sleepTimer: NodeJS.Timeout | undefined;
+  #sleepResolve: (() => void) | undefined;
+  #waitingForSlot = false;
+  #lastClaimAtMs = 0;
+  // Redis time minus local time, from the last claim (wake messages carry Redis ms).
+  #clockOffsetMs = 0;
+  #heartbeatTimer: NodeJS.Timeout | undefined;
+  #claims = 0;
+  #emptyClaims = 0;
+  #claimed = 0;
+  #wakes = 0;
+  readonly #onMessage = (channel: string, message: string) => this.#wakeMessage(channel, message);
+
+  constructor(options: WorkLoopOptions) {
+    this.#o = options;
+    this.#queue = new PQueue({ concurrency: options.concurrency });
+  }
+
+  /** Starts claiming; resolves once subscribed. */
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    const wake = this.#o.wake;
+    if (wake) {
+      wake.subscriber.on('message', this.#onMessage);
+      await wake.subscriber.subscribe(wake.channel);
+    }
+    if (this.#o.heartbeatIntervalMs > 0) {
+      this.#heartbeatTimer = setInterval(() => this.#sweep(), this.#o.heartbeatIntervalMs);
+      this.#heartbeatTimer.unref();
+    }
+    this.#queue.on('next', () => {
+      if (this.#waitingForSlot) this.#interrupt();
+    });
+    this.#loop = this.#run();
+  }
+
+  /** Resolves when the loop has ended (stop, or `shouldExit`) and every lease is finished. */
+  get done(): Promise<void> {
+    return this.#loop ?? Promise.resolve();
+  }
+
+  /** Leases in flight. */
+  get inFlight(): number {
+    return this.#held.size;
+  }
+
+  /** Counters: claims made, claims that returned nothing, leases claimed, wake messages. */
+  stats(): {
+    claims: number;
+    emptyClaims: number;
+    claimed: number;
+    wakes: number;
+    inFlight: number;
+  } {
+    return {
+      claims: this.#claims,
+      emptyClaims: this.#emptyClaims,
+      claimed: this.#claimed,
+      wakes: this.#wakes,
+      inFlight: this.#held.size,
+    };
+  }
+
+  /**
+   * Stops claiming, lets leases in flight finish for up to `graceMs`, then aborts the rest
+   * (their handler releases them). Resolves when every lease is settled.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.#stopping = true;
+    this.#interrupt();
+    const grace = setTimeout(() => {
+      for (const held of this.#held.values()) held.controller.abort();
+    }, graceMs);
+    try {
+      await this.done;
+    } finally {
+      clearTimeout(grace);
+    }
+  }
+
+  /** Ends the current sleep now (e.g. the pod enqueued work for itself). */
+  poke(): void {
+    if (!this.#waitingForSlot) this.#interrupt();
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (!this.#stopping) {
+        const free = this.#o.concurrency - this.#held.size;
+        if (free <= 0) {
+          await this.#sleep(Number.POSITIVE_INFINITY, true);
+          continue;
+        }
+        const gap = this.#lastClaimAtMs + this.#o.minClaimIntervalMs - Date.now();
+        if (gap > 0) await this.#sleep(Date.now() + gap, false, true);
+        if (this.#stopping) break;
+        let result: ClaimResult;
+        try {
+          this.#claims += 1;
+          this.#lastClaimAtMs = Date.now();
+          result = await this.#o.frontier.claim({ pod: this.#o.pod, max: free });
+        } catch (error) {
+          this.#o.onError?.(error, 'claim');
+          await this.#sleep(Date.now() + Math.min(1000, this.#o.maxIdleSleepMs), false);
+          continue;
+        }
+        this.#clockOffsetMs = result.nowMs - Date.now();
+        for (const lease of result.leases) this.#start(lease);
+        this.#claimed += result.leases.length;
+        if (result.leases.length >= free) continue;
+        if (result.leases.length === 0) this.#emptyClaims += 1;
+        if (this.#held.size === 0 && result.leases.length === 0 && this.#o.shouldExit) {
+          if (await this.#o.shouldExit()) break;
+        }
+        const dueLocal =
+          result.nextDueAtMs === null
+            ? Number.POSITIVE_INFINITY
+            : result.nextDueAtMs - this.#clockOffsetMs;
+        const until = Math.min(dueLocal, Date.now() + this.#o.maxIdleSleepMs);
+        if (until > Date.now()) await this.#sleep(until, false);
+      }
+    } finally {
+      this.#stopping = true;
+      await this.#queue.onIdle();
+      if (this.#heartbeatTimer) clearInterval(this.#heartbeatTimer);
+      const wake = this.#o.wake;
+      if (wake) {
+        wake.subscriber.off('message', this.#onMessage);
+        await wake.subscriber.unsubscribe(wake.channel).catch(() => undefined);
+      }
+    }
+  }
+
+  #start(lease: Lease): void {
+    const held: Held = { lease, controller: new AbortController(), lastBeatMs: Date.now() };
+    this.#held.set(lease.id, held);
+    void this.#queue.add(async () => {
+      try {
+        await this.#o.handle(lease, held.controller.signal);
+      } finally {
+        this.#held.delete(lease.id);
+      }
+    });
+  }
+
+  /**
+   * Sleeps until `untilMs` (local), or until interrupted: by a freed slot when `forSlot`, by a
+   * wake message that moves the due time earlier otherwise (`fixed` sleeps ignore those).
+   */
+  #sleep(untilMs: number, forSlot: boolean, fixed = false): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#waitingForSlot = forSlot;
+      this.#sleepUntil = fixed ? Number.NEGATIVE_INFINITY : untilMs;
+      this.#sleepResolve = resolve;
+      if (Number.isFinite(untilMs)) {
+        this.#sleepTimer = setTimeout(() => this.#interrupt(), Math.max(0, untilMs - Date.now()));
+      }
+    });
+  }
+
+  #interrupt(): void {
+    if (this.#sleepTimer) clearTimeout(this.#sleepTimer);
+    this.#sleepTimer = undefined;
+    this.#waitingForSlot = false;
+    this.#sleepUntil = Number.POSITIVE_INFINITY;
+    const resolve = this.#sleepResolve;
+    this.#sleepResolve = undefined;
+    resolve?.();
+  }
+
+  #wakeMessage(channel: string, message: string): void {
+    if (channel !== this.#o.wake?.channel) return;
+    this.#wakes += 1;
+    const dueRedis = Number(message);
+    if (!Number.isFinite(dueRedis)) return;
+    const dueLocal = dueRedis - this.#clockOffsetMs;
+    // Only a sleep waiting for due work cares; a full pod wakes on a freed slot instead.
+    if (!this.#sleepResolve || this.#waitingForSlot || dueLocal >= this.#sleepUntil) return;
+    if (this.#sleepTimer) clearTimeout(this.#sleepTimer);
+    this.#sleepUntil = dueLocal;
+    this.#sleepTimer = setTimeout(() => this.#interrupt(), Math.max(0, dueLocal - Date.now()));
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    const every = this.#o.heartbeatIntervalMs;
+    for (const held of this.#held.values()) {
+      if (now - held.lastBeatMs < every || held.lease.deadlineMs === 0) continue;
+      held.lastBeatMs = now;
+      this.#o.frontier.heartbeat(held.lease).then(
+        (deadline) => {
+          held.lease.deadlineMs = deadline;
+        },
+        (error: { code?: string }) => {
+          if (error?.code === 'SHARDLINE_ERR_FRONTIER_LEASE_LOST')
+            this.#o.onLeaseLost?.(held.lease);
+          else this.#o.onError?.(error, 'heartbeat');
+        },
+      );
+    }
+  }
+}

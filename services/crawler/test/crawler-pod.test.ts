@@ -1,0 +1,159 @@
+/**
+ * The pod against a small test web and a real Redis: wake-ups instead of polling, graceful
+ * stop, robots.txt shared through Redis, redirects through the frontier, the page cap.
+ */
+import { RedisFrontier } from '@shardline/frontier';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { startTestWeb, type TestWeb } from '../../../test/web/index.js';
+import {
+  CrawlerPod,
+  type CrawlerPodOptions,
+  type CrawlResult,
+  decodeResult,
+} from '../src/index.js';
+
+let web: TestWeb;
+let server: RedisServer;
+let redis: Redis;
+let n = 0;
+
+beforeAll(async () => {
+  [web, server] = await Promise.all([
+    startTestWeb({
+      hosts: 4,
+      seed: 3,
+      pagesPerHost: 8,
+      behaviours: { 'site2.test': ['slow'], 'site3.test': ['redirect-chain'] },
+      slowMs: 4000,
+    }),
+    startRedis(),
+  ]);
+  redis = new Redis(server.url, { maxRetriesPerRequest: null });
+});
+
+afterAll(async () => {
+  await redis?.quit();
+  await Promise.all([web?.close(), server?.stop()]);
+});
+
+function newPod(options: Partial<CrawlerPodOptions> = {}): CrawlerPod {
+  n += 1;
+  return new CrawlerPod({
+    redis,
+    podId: `pod-${n}`,
+    prefix: `t${n}`,
+    minDelayMs: 50,
+    resolve: web.resolveOverrides,
+    logger: pino({ level: 'silent' }),
+    ...options,
+  });
+}
+
+async function results(pod: CrawlerPod): Promise<CrawlResult[]> {
+  const entries = (await redis.xrange(pod.resultsStreamKey, '-', '+')) as [string, string[]][];
+  return entries.map(([, fields]) => decodeResult(fields));
+}
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('CrawlerPod', () => {
+  it('sleeps when idle and wakes when another client enqueues work for it', async () => {
+    const pod = newPod({ maxIdleSleepMs: 1000 });
+    await pod.start();
+    await new Promise((r) => setTimeout(r, 2500));
+    // An idle pod claims about once per maxIdleSleepMs, never in a tight loop.
+    expect(pod.stats().claims).toBeLessThanOrEqual(5);
+    const other = new RedisFrontier({ redis, ownerOf: () => pod.id, prefix: `t${n}` });
+    web.clearLog();
+    const url = `${web.origin('site1.test')}/p/1`;
+    await other.enqueue([{ url, depth: 5 }]);
+    await until(() => pod.stats().fetched === 1);
+    expect(pod.stats().wakes).toBeGreaterThanOrEqual(1);
+    expect(web.fetchCounts().get(url)).toBe(1);
+    await pod.stop();
+  });
+
+  it('releases a lease in flight on stop, so the URL is queued again', async () => {
+    const pod = newPod({ stopGraceMs: 0 });
+    web.clearLog();
+    const url = `${web.origin('site2.test')}/slow/1`;
+    await pod.seed([url]);
+    await pod.start();
+    await until(() => web.log.some((e) => e.path === '/slow/1'));
+    await pod.stop();
+    const [result] = await results(pod);
+    expect(result).toMatchObject({
+      url,
+      outcome: 'released',
+      errorCode: 'SHARDLINE_ERR_CRAWLER_STOPPED',
+    });
+    const stats = await pod.frontier.stats();
+    expect(stats.queued).toBe(1);
+    expect(stats.inFlight ?? 0).toBe(0);
+  });
+
+  it('sends redirect targets back through the frontier, one depth deeper per hop', async () => {
+    const pod = newPod({ exitWhenIdle: { graceMs: 200 }, maxDepth: 3 });
+    web.clearLog();
+    const origin = web.origin('site3.test');
+    await pod.seed([`${origin}/chain/1`]);
+    await pod.start();
+    await pod.done;
+    const byPath = new Map((await results(pod)).map((r) => [new URL(r.url).pathname, r]));
+    expect(byPath.get('/chain/1')).toMatchObject({
+      status: 301,
+      depth: 0,
+      redirectTo: `${origin}/chain/2`,
+    });
+    expect(byPath.get('/chain/2')).toMatchObject({ status: 302, depth: 1 });
+    expect(byPath.get('/chain/3')).toMatchObject({ status: 308, depth: 2 });
+    expect(byPath.get('/chain/end')).toMatchObject({ status: 200, depth: 3 });
+    for (const path of ['/chain/1', '/chain/2', '/chain/3', '/chain/end']) {
+      expect(web.fetchCounts().get(`${origin}${path}`)).toBe(1);
+    }
+  });
+
+  it('finds robots.txt warm in Redis when another pod already fetched it', async () => {
+    const first = newPod({ exitWhenIdle: { graceMs: 100 }, maxDepth: 0 });
+    web.clearLog();
+    await first.seed([`${web.origin('site4.test')}/`]);
+    await first.start();
+    await first.done;
+    expect(first.stats().robotsLoads.fetch).toBe(1);
+    const second = new CrawlerPod({
+      redis,
+      podId: 'second',
+      prefix: `t${n}`,
+      minDelayMs: 50,
+      resolve: web.resolveOverrides,
+      exitWhenIdle: { graceMs: 100 },
+      maxDepth: 0,
+      logger: pino({ level: 'silent' }),
+    });
+    await second.seed([`${web.origin('site4.test')}/p/1`]);
+    await second.start();
+    await second.done;
+    expect(second.stats().robotsLoads).toEqual({ memory: 0, 'shared-cache': 1, fetch: 0 });
+    expect(web.robotsFetchCounts().get(`${web.origin('site4.test')}/robots.txt`)).toBe(1);
+  });
+
+  it('stops accepting URLs of a domain at maxPagesPerDomain', async () => {
+    const pod = newPod({ exitWhenIdle: { graceMs: 200 }, maxPagesPerDomain: 3, minDelayMs: 10 });
+    web.clearLog();
+    await pod.seed([`${web.origin('site1.test')}/`]);
+    await pod.start();
+    await pod.done;
+    const site1 = [...web.fetchCounts().keys()].filter((u) => u.includes('//site1.test'));
+    expect(site1.length).toBe(3);
+    expect(pod.stats().fetched).toBeGreaterThanOrEqual(3);
+  });
+});

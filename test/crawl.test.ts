@@ -1,0 +1,197 @@
+/**
+ * One real crawl: a pod (in-process) against the test web's 200 hosts with the default mix of
+ * hostile behaviours, on a throwaway Redis. Everything is judged from what the SERVER logged
+ * (fetch counts, request starts and ends) and what Redis holds (results stream, counters).
+ */
+import { CrawlerPod, type CrawlResult, decodeResult } from '@shardline/crawler';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedis } from './helpers/redis.js';
+import { startTestWeb, type TestWeb } from './web/index.js';
+
+const MIN_DELAY_MS = 200;
+const MAX_RETRIES = 3;
+const FAIL_FIRST = 2;
+
+let web: TestWeb;
+let server: RedisServer;
+let redis: Redis;
+
+beforeAll(async () => {
+  [web, server] = await Promise.all([
+    startTestWeb({
+      hosts: 200,
+      seed: 11,
+      pagesPerHost: [4, 10],
+      behaviours: 'default-mix',
+      slowMs: 300,
+      dripMs: 400,
+      hugeBodyBytes: 3 * 1024 * 1024,
+      robotsDelayMs: 1500,
+      failFirstCount: FAIL_FIRST,
+      retryAfterS: 1,
+    }),
+    startRedis(),
+  ]);
+  redis = new Redis(server.url, { maxRetriesPerRequest: null });
+});
+
+afterAll(async () => {
+  await redis?.quit();
+  await Promise.all([web?.close(), server?.stop()]);
+});
+
+async function readResults(key: string): Promise<CrawlResult[]> {
+  await redis.xgroup('CREATE', key, 'check', '0', 'MKSTREAM');
+  const out: CrawlResult[] = [];
+  for (;;) {
+    const reply = (await redis.xreadgroup(
+      'GROUP',
+      'check',
+      'reader-1',
+      'COUNT',
+      1000,
+      'STREAMS',
+      key,
+      '>',
+    )) as [string, [string, string[]][]][] | null;
+    const entries = reply?.[0]?.[1] ?? [];
+    if (entries.length === 0) return out;
+    for (const [, fields] of entries) out.push(decodeResult(fields));
+  }
+}
+
+describe('a pod crawling 200 hosts of the hostile test web', () => {
+  let pod: CrawlerPod;
+  let results: CrawlResult[];
+
+  beforeAll(async () => {
+    pod = new CrawlerPod({
+      redis,
+      podId: 'crawl-test',
+      prefix: 'crawl1',
+      concurrency: 64,
+      minDelayMs: MIN_DELAY_MS,
+      perHostConcurrency: 1,
+      resolve: web.resolveOverrides,
+      allowPrivateAddresses: false,
+      maxBodyBytes: 1024 * 1024,
+      headersTimeoutMs: 1000,
+      maxRetries: MAX_RETRIES,
+      backoffBaseMs: 200,
+      backoffMaxMs: 1000,
+      exitWhenIdle: { graceMs: 1000 },
+      logger: pino({ level: 'silent' }),
+    });
+    const report = await pod.seed(web.seeds);
+    expect(report.queued).toBe(web.seeds.length);
+    await pod.start();
+    await pod.done;
+    results = await readResults(pod.resultsStreamKey);
+  }, 90_000);
+
+  it('fetches every reachable allowed URL exactly once (retries as the policy says)', () => {
+    const truth = web.groundTruth({ userAgentToken: 'shardline' });
+    const counts = web.fetchCounts();
+    const wrong: string[] = [];
+    for (const url of truth.reachableAllowed) {
+      const path = new URL(url).pathname;
+      let expected = 1;
+      if (path === '/retry/429' || path === '/retry/503') expected = FAIL_FIRST + 1;
+      if (path === '/broken') expected = MAX_RETRIES + 1;
+      const got = counts.get(url) ?? 0;
+      if (got !== expected) wrong.push(`${url}: ${got} (expected ${expected})`);
+    }
+    expect(wrong).toEqual([]);
+    expect(truth.reachableAllowed.size).toBeGreaterThan(1500);
+  });
+
+  it('fetches nothing else: no disallowed, nofollow or trap URL', () => {
+    const truth = web.groundTruth({ userAgentToken: 'shardline' });
+    const extra = [...web.fetchCounts().keys()].filter((url) => !truth.reachableAllowed.has(url));
+    expect(extra).toEqual([]);
+    expect(truth.disallowedLinked.size).toBeGreaterThan(0);
+  });
+
+  it('keeps per-host gaps and concurrency 1 at the server, robots.txt fetches included', () => {
+    const violations = web.politenessViolations({
+      minGapMs: (host) => Math.max(MIN_DELAY_MS, web.crawlDelayMs(host)),
+      maxConcurrency: 1,
+      includeRobots: true,
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('fetches robots.txt once per host', () => {
+    const robots = web.robotsFetchCounts();
+    const twice = [...robots].filter(([url, n]) => url.endsWith('/robots.txt') && n !== 1);
+    expect(twice).toEqual([]);
+    for (const seed of web.seeds) expect(robots.get(`${seed}robots.txt`)).toBe(1);
+  });
+
+  it('records every hostile behaviour as a bounded outcome in the results stream', () => {
+    const byPath = (path: string) => results.filter((r) => new URL(r.url).pathname === path);
+    const huge = byPath('/huge');
+    expect(huge.length).toBeGreaterThan(0);
+    for (const r of huge) {
+      expect(r).toMatchObject({ outcome: 'fetched', truncated: true, status: 200 });
+      expect(r.bounds).toContain('body-cap');
+      expect(r.bytes).toBeLessThan(2 * 1024 * 1024);
+    }
+    const loops = [...byPath('/loop/a'), ...byPath('/loop/b')];
+    expect(loops.length).toBeGreaterThanOrEqual(2);
+    for (const r of loops) expect(r).toMatchObject({ outcome: 'fetched', status: 302 });
+    expect(loops.every((r) => r.redirectTo !== undefined)).toBe(true);
+    const broken = byPath('/broken');
+    const brokenDead = broken.filter((r) => r.outcome === 'dead' && r.errorCode === 'http-500');
+    expect(brokenDead.length).toBeGreaterThan(0);
+    expect(broken.filter((r) => r.outcome === 'retry').length).toBe(
+      MAX_RETRIES * brokenDead.length,
+    );
+    const r429 = byPath('/retry/429');
+    expect(r429.filter((r) => r.outcome === 'retry').every((r) => r.retryAfterMs === 1000)).toBe(
+      true,
+    );
+    expect(r429.some((r) => r.outcome === 'fetched' && r.status === 200)).toBe(true);
+    const unreachable = results.filter(
+      (r) => r.errorCode === 'SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE',
+    );
+    expect(unreachable.length).toBeGreaterThan(0);
+    expect(unreachable.every((r) => r.outcome === 'dead' && r.sentAtMs === undefined)).toBe(true);
+    // One result per claim, nothing left half-done.
+    expect(results.every((r) => r.outcome !== 'lost' && r.outcome !== 'released')).toBe(true);
+  });
+
+  it('terminates with nothing queued or in flight', async () => {
+    const stats = await pod.frontier.stats();
+    expect(stats.queued ?? 0).toBe(0);
+    expect(stats.inFlight ?? 0).toBe(0);
+    expect(pod.stats().inFlight).toBe(0);
+    expect(pod.stats().results.errors).toBe(0);
+  });
+});
+
+describe('the address policy', () => {
+  it('refuses a loopback host without an override: recorded, never fetched', async () => {
+    web.clearLog();
+    const pod = new CrawlerPod({
+      redis,
+      podId: 'dns-test',
+      prefix: 'crawl2',
+      minDelayMs: 0,
+      resolve: web.resolveOverrides,
+      exitWhenIdle: { graceMs: 200 },
+      logger: pino({ level: 'silent' }),
+    });
+    await pod.seed([`http://127.0.0.1:${web.port}/`, `http://localhost:${web.port}/p/1`]);
+    await pod.start();
+    await pod.done;
+    const results = await readResults(pod.resultsStreamKey);
+    expect(results.map((r) => [r.url, r.outcome, r.errorCode]).sort()).toEqual([
+      [`http://127.0.0.1:${web.port}/`, 'dead', 'SHARDLINE_ERR_FETCH_DNS_REFUSED'],
+      [`http://localhost:${web.port}/p/1`, 'dead', 'SHARDLINE_ERR_FETCH_DNS_REFUSED'],
+    ]);
+    expect(web.log.length).toBe(0);
+  });
+});
