@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
+import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
 import { registerRingCommands } from './commands/ring.js';
 import { loadConfig } from './config.js';
@@ -24,6 +25,7 @@ export function buildProgram(ctx: CliContext): Command {
     });
   registerRingCommands(program, ctx);
   registerCrawlCommand(program);
+  registerApiCommand(program);
   // exitOverride on every command: errors come back to `run` instead of process.exit.
   const override = (command: Command): void => {
     command.exitOverride();

@@ -1,0 +1,23 @@
+import type { RedisFrontier } from '@shardline/frontier';
+import type { FastifyRequest } from 'fastify';
+import type { Cluster, Redis } from 'ioredis';
+import type { ClusterRing } from './cluster-ring.js';
+import type { ApiMetrics } from './metrics.js';
+import type { StatsReader } from './stats-reader.js';
+
+/** What the route modules share. */
+export interface RouteContext {
+  redis: Redis | Cluster;
+  frontier: RedisFrontier;
+  cluster: ClusterRing;
+  reader: StatsReader;
+  metrics: ApiMetrics;
+  /** `onRequest` hook of mutating routes. */
+  guard: (request: FastifyRequest) => Promise<void>;
+  maxSeedItems: number;
+  readyTimeoutMs: number;
+  dashboardHtml: string;
+}
+
+/** OpenAPI security requirement of mutating routes. */
+export const BEARER = [{ bearerAuth: [] }];

@@ -1,0 +1,104 @@
+/**
+ * Errors of `@shardline/api`. Thrown errors (`ApiOptionsError`, `ApiConfigError`) are
+ * programming or deployment mistakes; `HttpError` is what a route throws to answer a
+ * client with a 4xx/5xx JSON body. Callers and clients branch on `code`, never on text.
+ */
+
+/** Stable codes: thrown by the package or sent in HTTP error bodies. */
+export type ApiErrorCode =
+  | 'SHARDLINE_ERR_API_OPTIONS'
+  | 'SHARDLINE_ERR_API_CONFIG'
+  | 'SHARDLINE_ERR_API_BAD_JSON'
+  | 'SHARDLINE_ERR_API_VALIDATION'
+  | 'SHARDLINE_ERR_API_BODY_TOO_LARGE'
+  | 'SHARDLINE_ERR_API_UNSUPPORTED_MEDIA_TYPE'
+  | 'SHARDLINE_ERR_API_NOT_FOUND'
+  | 'SHARDLINE_ERR_API_UNKNOWN_DOMAIN'
+  | 'SHARDLINE_ERR_API_CURSOR'
+  | 'SHARDLINE_ERR_API_SORT_UNSUPPORTED'
+  | 'SHARDLINE_ERR_API_TOKEN_NOT_CONFIGURED'
+  | 'SHARDLINE_ERR_API_UNAUTHORIZED'
+  | 'SHARDLINE_ERR_API_NO_PODS'
+  | 'SHARDLINE_ERR_API_UNAVAILABLE'
+  | 'SHARDLINE_ERR_API_INTERNAL';
+
+/** Base class: every error of this package has a fixed `name` and a stable `code`. */
+export class ApiError extends Error {
+  override readonly name: string = 'ApiError';
+  readonly code: ApiErrorCode;
+
+  constructor(code: ApiErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'function';
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? '[…]' : '{…}';
+  return String(value);
+}
+
+/** An invalid {@link ApiServerOptions} value. */
+export class ApiOptionsError extends ApiError {
+  override readonly name = 'ApiOptionsError';
+  readonly option: string;
+  readonly value: unknown;
+
+  constructor(option: string, value: unknown, expected: string) {
+    super(
+      'SHARDLINE_ERR_API_OPTIONS',
+      `option ${option} must be ${expected}, got ${show(value)} (${typeName(value)})`,
+    );
+    this.option = option;
+    this.value = value;
+  }
+}
+
+/** A malformed environment variable read by `loadApiConfig`. */
+export class ApiConfigError extends ApiError {
+  override readonly name = 'ApiConfigError';
+  readonly variable: string;
+
+  constructor(variable: string, value: string, expected: string) {
+    super(
+      'SHARDLINE_ERR_API_CONFIG',
+      `${variable} must be ${expected}, got ${JSON.stringify(value)}`,
+    );
+    this.variable = variable;
+  }
+}
+
+/** One problem found by request validation, as sent in `details`. */
+export interface ErrorDetail {
+  /** JSON pointer into the request part, e.g. `/urls/3/priority`. */
+  path: string;
+  message: string;
+}
+
+/** An error answered to the client as `{ statusCode, error, code, message, details? }`. */
+export class HttpError extends ApiError {
+  override readonly name = 'HttpError';
+  readonly statusCode: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    statusCode: number,
+    code: ApiErrorCode,
+    message: string,
+    extra: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(code, message);
+    this.statusCode = statusCode;
+    this.details = extra.details;
+    this.headers = extra.headers ?? {};
+  }
+}

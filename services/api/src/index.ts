@@ -1,0 +1,24 @@
+export {
+  ClusterRing,
+  type ClusterRingOptions,
+  type ClusterSnapshot,
+  type RingArc,
+} from './cluster-ring.js';
+export {
+  type ClusterMember,
+  type ClusterView,
+  FrontierPodsClusterView,
+  type RingParams,
+  StaticClusterView,
+} from './cluster-view.js';
+export { type ApiConfig, loadApiConfig } from './config.js';
+export {
+  ApiConfigError,
+  ApiError,
+  type ApiErrorCode,
+  ApiOptionsError,
+  type ErrorDetail,
+  HttpError,
+} from './errors.js';
+export { type RunningApi, startApi } from './main.js';
+export { type ApiServerOptions, createApiServer } from './server.js';

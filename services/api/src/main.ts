@@ -1,0 +1,88 @@
+/**
+ * Process entry: `tsx services/api/src/main.ts` (or `shardline api`) reads the
+ * environment, connects to Redis and serves until SIGTERM/SIGINT.
+ */
+import { pathToFileURL } from 'node:url';
+import { FrontierKeys, RedisFrontier } from '@shardline/frontier';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { ClusterRing } from './cluster-ring.js';
+import { type ClusterView, FrontierPodsClusterView } from './cluster-view.js';
+import { type ApiConfig, loadApiConfig } from './config.js';
+import { createApiServer } from './server.js';
+
+/** A started API: its address and how to stop it. */
+export interface RunningApi {
+  server: FastifyInstance;
+  /** `http://host:port` actually bound. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects, builds and listens. `view` defaults to the interim pods-from-counters view;
+ * pass the membership registry's view once it exists.
+ */
+export async function startApi(config: ApiConfig, view?: ClusterView): Promise<RunningApi> {
+  // Fail a command after one reconnect attempt, so a Redis outage answers 503 quickly
+  // instead of queueing requests until the client gives up.
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 5000 });
+  redis.on('error', () => {
+    // Reported through /readyz and 503 answers; ioredis reconnects by itself.
+  });
+  const cluster = new ClusterRing(
+    view ?? new FrontierPodsClusterView(redis, new FrontierKeys(config.keyPrefix)),
+    {
+      vnodes: config.ringVnodes,
+      seed: config.ringSeed,
+    },
+  );
+  const frontier = new RedisFrontier({ redis, ownerOf: cluster.ownerOf, prefix: config.keyPrefix });
+  const server = await createApiServer({
+    redis,
+    frontier,
+    cluster,
+    token: config.token,
+    maxBodyBytes: config.maxBodyBytes,
+    maxSeedItems: config.maxSeedItems,
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+  });
+  try {
+    await server.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  const address = server.server.address();
+  const url =
+    typeof address === 'object' && address !== null
+      ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+      : String(address);
+  return {
+    server,
+    url,
+    async close() {
+      await server.close();
+      redis.disconnect();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const api = await startApi(loadApiConfig());
+  process.stdout.write(`shardline api listening on ${api.url}\n`);
+  const stop = () => {
+    void api.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: Error) => {
+    process.stderr.write(
+      `shardline api: ${(error as { code?: string }).code ?? 'error'}: ${error.message}\n`,
+    );
+    process.exit(1);
+  });
+}

@@ -1,0 +1,91 @@
+/** Domains: paged list, one domain, its dead letters, pause/resume. */
+import type { FastifyInstance } from 'fastify';
+import { BEARER, type RouteContext } from '../context.js';
+import {
+  deadLettersQuery,
+  deadLettersResponse,
+  domainParams,
+  domainResponse,
+  domainsQuery,
+  domainsResponse,
+  errors,
+  pauseResponse,
+} from '../schemas.js';
+import type { DomainSort } from '../stats-reader.js';
+
+export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  app.get<{ Querystring: { sort: DomainSort; limit: number; cursor?: string } }>(
+    '/v1/domains',
+    {
+      schema: {
+        summary: 'Domains, deepest queue first',
+        description:
+          "One page of the frontier's domain index; pass `nextCursor` back as `cursor` for the next page.",
+        tags: ['domains'],
+        querystring: domainsQuery,
+        response: { 200: domainsResponse, ...errors(400, 501, 503) },
+      },
+    },
+    (request) => ctx.reader.domains(request.query.sort, request.query.limit, request.query.cursor),
+  );
+
+  app.get<{ Params: { domain: string } }>(
+    '/v1/domains/:domain',
+    {
+      schema: {
+        summary: 'One domain',
+        description: 'Exact counters of one domain, its owner on the ring and its hosts.',
+        tags: ['domains'],
+        params: domainParams,
+        response: { 200: domainResponse, ...errors(400, 404, 503) },
+      },
+    },
+    (request) => ctx.reader.domain(request.params.domain),
+  );
+
+  app.get<{ Querystring: { domain: string; limit: number; cursor?: string } }>(
+    '/v1/dead-letters',
+    {
+      schema: {
+        summary: "A domain's dead letters",
+        description:
+          'Newest first, paged by cursor. `domain` is required: the frontier keeps dead letters per domain.',
+        tags: ['domains'],
+        querystring: deadLettersQuery,
+        response: { 200: deadLettersResponse, ...errors(400, 404, 503) },
+      },
+    },
+    (request) =>
+      ctx.reader.deadLetters(request.query.domain, request.query.limit, request.query.cursor),
+  );
+
+  for (const action of ['pause', 'resume'] as const) {
+    app.post<{ Params: { domain: string } }>(
+      `/v1/domains/:domain/${action}`,
+      {
+        onRequest: ctx.guard,
+        schema: {
+          summary: action === 'pause' ? 'Pause a domain' : 'Resume a domain',
+          description:
+            action === 'pause'
+              ? 'Stops claims from the domain; leases already out finish normally.'
+              : 'Lets claims from a paused domain resume.',
+          tags: ['domains'],
+          security: BEARER,
+          params: domainParams,
+          response: { 200: pauseResponse, ...errors(400, 401, 403, 404, 503) },
+        },
+      },
+      async (request) => {
+        const { domain } = request.params;
+        await ctx.reader.requireDomain(domain);
+        // The frontier pins/re-scores the domain's hosts in its owner's due index.
+        await ctx.cluster.snapshot();
+        if (action === 'pause') await ctx.frontier.pause(domain);
+        else await ctx.frontier.resume(domain);
+        const stats = await ctx.frontier.domainStats(domain);
+        return { domain, paused: stats.paused };
+      },
+    );
+  }
+}

@@ -1,0 +1,130 @@
+/** Liveness, readiness, Prometheus metrics, the OpenAPI document and the dashboard page. */
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from '../context.js';
+import { errors, healthResponse } from '../schemas.js';
+
+async function pingWithin(ctx: RouteContext): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no PING answer within ${ctx.readyTimeoutMs} ms`)),
+      ctx.readyTimeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([ctx.redis.ping(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function registerOpsRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Liveness',
+        description: 'The process serves HTTP. Does not touch Redis.',
+        tags: ['ops'],
+        response: { 200: healthResponse },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'Readiness',
+        description: 'Redis answers PING within the ready timeout; 503 otherwise.',
+        tags: ['ops'],
+        response: {
+          200: healthResponse,
+          503: { description: 'Redis unreachable', ...healthResponse },
+        },
+      },
+    },
+    async (_request, reply) => {
+      try {
+        await pingWithin(ctx);
+        return { status: 'ok', redis: 'ok' };
+      } catch (error) {
+        return reply.code(503).send({ status: 'unavailable', redis: (error as Error).message });
+      }
+    },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Prometheus metrics',
+        description:
+          'Frontier counters (read on scrape), per-pod figures, queue depth for autoscaling, and the API request histogram.',
+        tags: ['ops'],
+        produces: ['text/plain'],
+        response: {
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...errors(503),
+        },
+      },
+    },
+    async (_request, reply) => {
+      await ctx.metrics.refresh();
+      const text = await ctx.metrics.registry.metrics();
+      return reply.type(ctx.metrics.registry.contentType).send(text);
+    },
+  );
+
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        summary: 'This document',
+        description: 'OpenAPI 3 description of every route, generated from the route schemas.',
+        tags: ['ops'],
+        response: {
+          200: {
+            description: 'OpenAPI 3.0 document',
+            content: {
+              'application/json': { schema: { type: 'object', additionalProperties: true } },
+            },
+          },
+        },
+      },
+    },
+    async (_request, reply) => reply.type('application/json').send(JSON.stringify(app.swagger())),
+  );
+
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'Dashboard',
+        description:
+          'One self-contained HTML page (inline CSS/JS, no external assets) polling the /v1 routes.',
+        tags: ['ops'],
+        produces: ['text/html'],
+        response: {
+          200: {
+            description: 'HTML page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:",
+        )
+        .send(ctx.dashboardHtml),
+  );
+}

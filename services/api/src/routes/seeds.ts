@@ -1,0 +1,35 @@
+/** `POST /v1/seeds`: enqueue URLs through the frontier, one result per item. */
+import type { EnqueueItem } from '@shardline/frontier';
+import type { FastifyInstance } from 'fastify';
+import { BEARER, type RouteContext } from '../context.js';
+import { errors, seedsBody, seedsResponse } from '../schemas.js';
+
+export function registerSeedRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  app.post<{ Body: { urls: EnqueueItem[] } }>(
+    '/v1/seeds',
+    {
+      onRequest: ctx.guard,
+      schema: {
+        summary: 'Enqueue seed URLs',
+        description:
+          'Canonicalises, deduplicates and queues the URLs (priority, depth and meta optional). Each item gets a result with its index: queued, duplicate, rejected (with code and reason) or over-cap. One bad item never fails the batch.',
+        tags: ['seeds'],
+        security: BEARER,
+        body: seedsBody(ctx.maxSeedItems),
+        response: { 200: seedsResponse, ...errors(400, 401, 403, 413, 415, 503) },
+      },
+    },
+    async (request) => {
+      // Refresh membership so the owners of new domains are today's, not a stale ring's.
+      await ctx.cluster.snapshot();
+      const report = await ctx.frontier.enqueue(request.body.urls);
+      return {
+        queued: report.queued,
+        duplicates: report.duplicates,
+        rejected: report.rejected,
+        overCap: report.overCap,
+        results: report.results.map((r, index) => ({ index, ...r })),
+      };
+    },
+  );
+}

@@ -1,0 +1,429 @@
+/**
+ * JSON Schemas of every request and response. Fastify validates requests with them and
+ * serialises responses through them; @fastify/swagger turns the same objects into
+ * `/openapi.json`, so the document cannot drift from what the server does.
+ */
+
+const integer = { type: 'integer', minimum: 0 } as const;
+const count = { type: 'number' } as const;
+
+/** Body of every 4xx/5xx answer. */
+export const errorSchema = {
+  type: 'object',
+  required: ['statusCode', 'error', 'code', 'message'],
+  properties: {
+    statusCode: { type: 'integer' },
+    error: { type: 'string', description: 'HTTP reason phrase' },
+    code: { type: 'string', description: 'stable SHARDLINE_ERR_API_* code' },
+    message: { type: 'string' },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Malformed JSON, a failed validation or a bad cursor',
+  401: 'Missing or wrong bearer token',
+  403: 'Mutating routes are disabled: API_TOKEN is not configured',
+  404: 'Unknown domain',
+  413: 'Body larger than API_MAX_BODY_BYTES',
+  415: 'Body is not application/json',
+  501: 'The frontier keeps no index for this sort',
+  503: 'Redis unreachable, or no live pods to own the URLs',
+};
+
+/** Error responses of a route, by status. */
+export function errors(...statuses: number[]): Record<number, object> {
+  const out: Record<number, object> = {};
+  for (const status of statuses) {
+    out[status] = { description: ERROR_TEXT[status] ?? 'Error', ...errorSchema };
+  }
+  return out;
+}
+
+const counters = {
+  type: 'object',
+  description: 'Counter hash as kept by the frontier (eventually consistent sums)',
+  additionalProperties: count,
+} as const;
+
+export const domainParam = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^[^\\s/{}]+$',
+  description: 'registrable domain (the shard key), e.g. example.com',
+} as const;
+
+export const statsResponse = {
+  type: 'object',
+  required: [
+    'timeMs',
+    'epoch',
+    'pods',
+    'livePods',
+    'domains',
+    'queued',
+    'inFlight',
+    'fetched',
+    'failed',
+    'dead',
+    'repeats',
+    'counters',
+  ],
+  properties: {
+    timeMs: { type: 'integer', description: 'API server clock when read (ms since epoch)' },
+    epoch: integer,
+    pods: integer,
+    livePods: integer,
+    domains: { ...integer, description: 'domains in the frontier index' },
+    queued: count,
+    inFlight: count,
+    fetched: count,
+    failed: { ...count, description: 'failed attempts (each retry counts)' },
+    dead: count,
+    repeats: count,
+    counters,
+  },
+} as const;
+
+const sampleSchema = {
+  type: 'object',
+  required: ['indexed', 'sampled', 'exact', 'live'],
+  description: 'random sample of the domains index that splits live domains by owner',
+  properties: {
+    indexed: integer,
+    sampled: integer,
+    exact: { type: 'boolean' },
+    live: integer,
+  },
+} as const;
+
+export const podsResponse = {
+  type: 'object',
+  required: ['epoch', 'pods', 'sample'],
+  properties: {
+    epoch: integer,
+    sample: sampleSchema,
+    pods: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: [
+          'id',
+          'member',
+          'alive',
+          'weight',
+          'lastHeartbeatMs',
+          'tokens',
+          'keyspaceShare',
+          'dueHosts',
+          'ownedDomains',
+          'counters',
+        ],
+        properties: {
+          id: { type: 'string' },
+          member: { type: 'boolean', description: 'in the current membership' },
+          alive: { type: 'boolean' },
+          weight: count,
+          lastHeartbeatMs: { type: ['integer', 'null'] },
+          tokens: integer,
+          keyspaceShare: count,
+          dueHosts: { ...integer, description: "hosts in the pod's due index (exact)" },
+          ownedDomains: { ...integer, description: 'domains with queued URLs owned on the ring' },
+          counters,
+        },
+      },
+    },
+  },
+} as const;
+
+export const ringQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    resolution: {
+      type: 'integer',
+      minimum: 12,
+      maximum: 3600,
+      default: 360,
+      description: 'arcs are folded into this many equal buckets',
+    },
+  },
+} as const;
+
+export const ringResponse = {
+  type: 'object',
+  required: [
+    'epoch',
+    'vnodes',
+    'seed',
+    'fingerprint',
+    'tokenCount',
+    'members',
+    'sample',
+    'resolution',
+    'arcs',
+  ],
+  properties: {
+    epoch: integer,
+    vnodes: integer,
+    seed: integer,
+    fingerprint: { type: 'string' },
+    tokenCount: integer,
+    resolution: integer,
+    sample: sampleSchema,
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'weight', 'tokens', 'keyspaceShare', 'liveDomains', 'liveDomainShare'],
+        properties: {
+          id: { type: 'string' },
+          weight: count,
+          tokens: integer,
+          keyspaceShare: count,
+          liveDomains: integer,
+          liveDomainShare: count,
+        },
+      },
+    },
+    arcs: {
+      type: 'array',
+      description: 'the circle from 0 to 1 (fractions of 2^64) in runs of one owner',
+      items: {
+        type: 'object',
+        required: ['pod', 'start', 'end'],
+        properties: { pod: { type: 'string' }, start: count, end: count },
+      },
+    },
+  },
+} as const;
+
+export const domainsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    sort: { type: 'string', enum: ['depth', 'fetched', 'errors'], default: 'depth' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 512,
+      description: 'opaque, from nextCursor',
+    },
+  },
+} as const;
+
+const domainRow = {
+  type: 'object',
+  required: [
+    'domain',
+    'owner',
+    'queued',
+    'inFlight',
+    'fetched',
+    'failed',
+    'dead',
+    'repeats',
+    'paused',
+    'hostCount',
+  ],
+  properties: {
+    domain: { type: 'string' },
+    owner: { type: ['string', 'null'] },
+    queued: integer,
+    inFlight: integer,
+    fetched: integer,
+    failed: integer,
+    dead: integer,
+    repeats: integer,
+    paused: { type: 'boolean' },
+    hostCount: integer,
+  },
+} as const;
+
+export const domainsResponse = {
+  type: 'object',
+  required: ['sort', 'items', 'nextCursor'],
+  properties: {
+    sort: { type: 'string' },
+    items: { type: 'array', items: domainRow },
+    nextCursor: { type: ['string', 'null'] },
+  },
+} as const;
+
+const domainStatFields = [
+  'queued',
+  'inFlight',
+  'fetched',
+  'failed',
+  'dead',
+  'duplicates',
+  'overCap',
+  'repeats',
+  'seen',
+  'enqueued',
+  'claimed',
+  'released',
+  'late',
+  'bytes',
+  'fetchMs',
+  'links',
+] as const;
+
+export const domainResponse = {
+  type: 'object',
+  required: [
+    'domain',
+    'owner',
+    'paused',
+    'hostCount',
+    'hosts',
+    'deadLettersKept',
+    ...domainStatFields,
+  ],
+  properties: {
+    domain: { type: 'string' },
+    owner: { type: ['string', 'null'] },
+    paused: { type: 'boolean' },
+    hostCount: integer,
+    hosts: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
+    deadLettersKept: integer,
+    ...Object.fromEntries(domainStatFields.map((f) => [f, integer])),
+  },
+} as const;
+
+export const domainParams = {
+  type: 'object',
+  required: ['domain'],
+  properties: { domain: domainParam },
+} as const;
+
+export const pauseResponse = {
+  type: 'object',
+  required: ['domain', 'paused'],
+  properties: { domain: { type: 'string' }, paused: { type: 'boolean' } },
+} as const;
+
+export const deadLettersQuery = {
+  type: 'object',
+  required: ['domain'],
+  additionalProperties: false,
+  properties: {
+    domain: domainParam,
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+    cursor: { type: 'string', minLength: 1, maxLength: 512 },
+  },
+} as const;
+
+export const deadLettersResponse = {
+  type: 'object',
+  required: ['domain', 'total', 'items', 'nextCursor'],
+  properties: {
+    domain: { type: 'string' },
+    total: { ...integer, description: 'dead letters kept for the domain' },
+    nextCursor: { type: ['string', 'null'] },
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: [
+          'url',
+          'host',
+          'domain',
+          'priority',
+          'depth',
+          'attempt',
+          'reason',
+          'status',
+          'atMs',
+          'meta',
+        ],
+        properties: {
+          url: { type: 'string' },
+          host: { type: 'string' },
+          domain: { type: 'string' },
+          priority: { type: 'integer' },
+          depth: integer,
+          attempt: integer,
+          reason: { type: 'string' },
+          status: integer,
+          atMs: integer,
+          meta: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** `POST /v1/seeds` body; `maxItems` is set from the server options. */
+export function seedsBody(maxItems: number) {
+  return {
+    type: 'object',
+    required: ['urls'],
+    additionalProperties: false,
+    properties: {
+      urls: {
+        type: 'array',
+        minItems: 1,
+        maxItems,
+        items: {
+          anyOf: [
+            { type: 'string', maxLength: 8192 },
+            {
+              type: 'object',
+              required: ['url'],
+              additionalProperties: false,
+              properties: {
+                url: { type: 'string', maxLength: 8192 },
+                priority: { type: 'number', description: 'integer; higher is fetched first' },
+                depth: { type: 'integer', minimum: 0 },
+                meta: { type: 'string', description: 'opaque text carried to the lease' },
+              },
+            },
+          ],
+        },
+      },
+    },
+  } as const;
+}
+
+export const seedsResponse = {
+  type: 'object',
+  required: ['queued', 'duplicates', 'rejected', 'overCap', 'results'],
+  properties: {
+    queued: integer,
+    duplicates: integer,
+    rejected: integer,
+    overCap: integer,
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'status'],
+        properties: {
+          index: integer,
+          status: { type: 'string', enum: ['queued', 'duplicate', 'rejected', 'over-cap'] },
+          url: { type: 'string', description: 'canonical URL' },
+          domain: { type: 'string' },
+          host: { type: 'string' },
+          code: { type: 'string' },
+          reason: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+export const healthResponse = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { type: 'string' }, redis: { type: 'string' } },
+} as const;

@@ -1,0 +1,55 @@
+/**
+ * `shardline api`: serves the stats API and dashboard (settings from the environment, as
+ * `services/api/src/config.ts` documents; `--host`/`--port` override API_HOST/API_PORT).
+ */
+import { loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
+import { type Command, Option } from 'commander';
+
+interface ApiFlags {
+  host?: string;
+  port?: number;
+  pods?: string;
+}
+
+function port(value: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n > 65535)
+    throw new Error(`expected a port 0-65535, got "${value}"`);
+  return n;
+}
+
+/** Registers `shardline api` on the program. */
+export function registerApiCommand(program: Command): void {
+  program
+    .command('api')
+    .description('serve the stats API (/v1/*, /metrics, /openapi.json) and the dashboard at /')
+    .addOption(new Option('--host <address>', 'address to bind (default: API_HOST or 127.0.0.1)'))
+    .addOption(new Option('--port <n>', 'port (default: API_PORT or 8080)').argParser(port))
+    .addOption(
+      new Option(
+        '--pods <ids>',
+        'fixed membership, comma-separated (default: pods seen in the frontier counters)',
+      ),
+    )
+    .action(async (flags: ApiFlags) => {
+      const config = loadApiConfig();
+      if (flags.host !== undefined) config.host = flags.host;
+      if (flags.port !== undefined) config.port = flags.port;
+      const view = flags.pods
+        ? new StaticClusterView(
+            flags.pods
+              .split(',')
+              .map((id) => id.trim())
+              .filter(Boolean),
+          )
+        : undefined;
+      const api = await startApi(config, view);
+      process.stdout.write(`shardline api listening on ${api.url}\n`);
+      // Serve until asked to stop; the action's promise resolves once closed.
+      await new Promise<void>((resolve) => {
+        const stop = () => void api.close().then(resolve);
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      });
+    });
+}
