@@ -1,0 +1,82 @@
+/**
+ * Errors thrown by `@shardline/membership`. Callers branch on `code`, never on the message.
+ */
+
+/** Stable codes of the errors this package throws. */
+export type MembershipErrorCode =
+  | 'SHARDLINE_ERR_MEMBERSHIP_OPTIONS'
+  | 'SHARDLINE_ERR_MEMBERSHIP_NOT_READY'
+  | 'SHARDLINE_ERR_MEMBERSHIP_STATE'
+  | 'SHARDLINE_ERR_MEMBERSHIP_REPLY';
+
+/** Base class: every membership error has a fixed `name` and a stable `code`. */
+export class MembershipError extends Error {
+  override readonly name: string = 'MembershipError';
+  readonly code: MembershipErrorCode;
+
+  constructor(code: MembershipErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'non-finite number';
+  return typeof value;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 80));
+  if (typeof value === 'function') return 'function';
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'array' : 'object';
+  return String(value);
+}
+
+/** An invalid option of {@link Membership} or {@link ModuloAssignment} (a programming error). */
+export class MembershipOptionsError extends MembershipError {
+  override readonly name = 'MembershipOptionsError';
+  /** Name of the offending option. */
+  readonly option: string;
+  readonly value: unknown;
+
+  constructor(option: string, value: unknown, expected: string) {
+    super(
+      'SHARDLINE_ERR_MEMBERSHIP_OPTIONS',
+      `option ${option} must be ${expected}, got ${show(value)} (${typeName(value)})`,
+    );
+    this.option = option;
+    this.value = value;
+  }
+}
+
+/** `ownerOf` was called before the first member list was known (before `start()` resolved). */
+export class MembershipNotReadyError extends MembershipError {
+  override readonly name = 'MembershipNotReadyError';
+
+  constructor(what: string) {
+    super('SHARDLINE_ERR_MEMBERSHIP_NOT_READY', `${what}: no member list yet; await start() first`);
+  }
+}
+
+/** A method was called in the wrong lifecycle state (e.g. `start()` twice). */
+export class MembershipStateError extends MembershipError {
+  override readonly name = 'MembershipStateError';
+
+  constructor(message: string) {
+    super('SHARDLINE_ERR_MEMBERSHIP_STATE', message);
+  }
+}
+
+/** A membership script replied in a shape this version does not understand. */
+export class MembershipReplyError extends MembershipError {
+  override readonly name = 'MembershipReplyError';
+
+  constructor(script: string, reply: unknown) {
+    super(
+      'SHARDLINE_ERR_MEMBERSHIP_REPLY',
+      `unexpected reply from membership script ${script}: ${JSON.stringify(reply)?.slice(0, 200)}`,
+    );
+  }
+}

@@ -1,0 +1,509 @@
+/**
+ * Pod membership on Redis and the consistent-hash ring built from it.
+ *
+ * Every pod heartbeats into a registry (a ZSET of session expiries computed from Redis
+ * TIME); a change of the member list bumps an epoch and publishes it; every pod rebuilds
+ * the ring from the stored member list (never from the order of events), catching up
+ * from the stored epoch on every heartbeat. On a change each pod moves only the
+ * due-index entries of its own that changed owner; a removed pod's leftovers (due index,
+ * leases) are handled by exactly one survivor under an expiring lock.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { diffRings, HashRing, loadHasher } from '@shardline/ring';
+import type { Cluster, Redis } from 'ioredis';
+import { MembershipNotReadyError, MembershipStateError } from './errors.js';
+import { MembershipKeys } from './keys.js';
+import { forEachLimited } from './limit.js';
+import {
+  type MembershipFrontier,
+  type MembershipOptions,
+  type ResolvedMembershipOptions,
+  resolveMembershipOptions,
+} from './options.js';
+import {
+  type HeartbeatReply,
+  HeartbeatStatus,
+  type MembershipView,
+  type PendingReclaim,
+  type ReclaimKind,
+  Registry,
+} from './registry.js';
+import { isStranded } from './stranded.js';
+
+/** Emitted on every new epoch: the ring before and after. */
+export interface MembershipChange {
+  epoch: number;
+  /** `undefined` for the first view after `start()`. */
+  before: HashRing | undefined;
+  after: HashRing;
+  joined: string[];
+  left: string[];
+  /** Fraction of the keyspace whose owner changed (1 for the first view). */
+  movedFraction: number;
+}
+
+/** Emitted after a pod moved the entries of a due index that changed owner. */
+export interface HandoffReport {
+  /** Ring epoch (modulo: interval) the handoff followed. */
+  epoch: number;
+  /** Pod whose due index was handed off (this pod, or a pod that left or vanished). */
+  pod: string;
+  /** Domains in the pod's due index when the handoff looked. */
+  scanned: number;
+  /** Domains reindexed to their new owner. */
+  moved: number;
+  durationMs: number;
+}
+
+/** Emitted by the one survivor that handled a removed pod's leftovers. */
+export interface ReclaimReport {
+  pod: string;
+  kind: ReclaimKind;
+  /** Domains moved out of the removed pod's due index. */
+  domains: number;
+  /** Leases requeued / dead-lettered (0 when the pod released its leases itself). */
+  requeued: number;
+  deadLettered: number;
+  durationMs: number;
+}
+
+/** Emitted after a sweep page. */
+export interface SweepReport {
+  /** Domains looked at. */
+  checked: number;
+  /** Domains found with work outside their owner's due index, now reindexed. */
+  stranded: string[];
+  /** Where the next sweep starts in the frontier's domains index. */
+  cursor: number;
+}
+
+/** Events of {@link Membership}. */
+export interface MembershipEvents {
+  change: [MembershipChange];
+  handoff: [HandoffReport];
+  reclaimed: [ReclaimReport];
+  swept: [SweepReport];
+  /** Start found this id alive inside its session (a restart): no epoch bump. */
+  restarted: [];
+  /** Others had expired this pod's session (it stalled); it joined again. */
+  'session-lost': [];
+  /** Background work failed (Redis unreachable, …); it is retried on the next heartbeat. */
+  error: [Error];
+}
+
+/** Options of {@link Membership.stop}. */
+export interface StopOptions {
+  /**
+   * `true`: leave the registry at once and hand off this pod's due index (SIGTERM).
+   * `false`: just stop heartbeating (others notice after the session timeout, as for a
+   * crash). @default true
+   */
+  graceful?: boolean;
+  /**
+   * Called after the pod stopped claiming and before it leaves: release (or finish) the
+   * leases still held. When given and it resolves, survivors skip requeuing this pod's
+   * leases.
+   */
+  releaseLeases?: () => Promise<void>;
+}
+
+type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+/**
+ * A pod's membership: registry heartbeat, epoch tracking, the ring, handoff of its due
+ * index and the survivor duties (reclaim of removed pods, stranded-domain sweep). See
+ * the package README for the integration order.
+ */
+export class Membership extends EventEmitter<MembershipEvents> {
+  readonly keys: MembershipKeys;
+  readonly #o: ResolvedMembershipOptions;
+  readonly #redis: Redis | Cluster;
+  readonly #registry: Registry;
+  readonly #frontier: MembershipFrontier | undefined;
+  // Random per process: tells a restart of this pod id from a renewed session.
+  readonly #instance = randomUUID();
+  #state: State = 'new';
+  #ring: HashRing | undefined;
+  // The ring without this pod, used by ownerOf while leaving (undefined when alone).
+  #leavingRing: HashRing | undefined;
+  #leaving = false;
+  #epoch = 0;
+  #subscriber: Redis | Cluster | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  // performance.now() of the last successful heartbeat: a relative local duration only.
+  #lastBeatAt = Number.NEGATIVE_INFINITY;
+  // Serialises handoffs (views apply at once; #apply ignores any older than the ring).
+  #handoffs: Promise<void> = Promise.resolve();
+  // Removed pods this pod is reclaiming right now, and the work in flight.
+  readonly #reclaiming = new Map<string, Promise<void>>();
+  #sweeping: Promise<unknown> | undefined;
+  #lastSweepAt = Number.NEGATIVE_INFINITY;
+  #beating: Promise<unknown> | undefined;
+
+  constructor(options: MembershipOptions) {
+    super();
+    this.#o = resolveMembershipOptions(options);
+    this.#redis = options.redis;
+    this.#frontier = options.frontier;
+    this.keys = new MembershipKeys(this.#o.prefix);
+    this.#registry = new Registry(options.redis, this.keys);
+  }
+
+  /** This pod's id. */
+  get podId(): string {
+    return this.#o.podId;
+  }
+
+  /** Epoch of the ring in use (0 before start). */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** The ring in use, `undefined` before the first view. */
+  get ring(): HashRing | undefined {
+    return this.#ring;
+  }
+
+  /**
+   * Whether the pod may claim: started, not stopping, on the ring, and its last
+   * heartbeat succeeded within the session timeout (a pod cut off from the registry may
+   * already count as dead for the others).
+   */
+  get ready(): boolean {
+    return (
+      this.#state === 'running' &&
+      !this.#leaving &&
+      this.#ring?.has(this.#o.podId) === true &&
+      performance.now() - this.#lastBeatAt < this.#o.sessionTimeoutMs
+    );
+  }
+
+  /**
+   * Owner of a domain on the current ring; pass it as the frontier's `ownerOf`. While
+   * leaving gracefully it answers from the ring without this pod.
+   */
+  readonly ownerOf = (domain: string): string => {
+    const ring = this.#leaving && this.#leavingRing ? this.#leavingRing : this.#ring;
+    if (!ring || ring.size === 0) throw new MembershipNotReadyError(`ownerOf(${domain})`);
+    return ring.owner(domain);
+  };
+
+  /**
+   * Joins the registry and resolves once the pod has a ring and may claim: subscribes to
+   * epoch messages, waits while a survivor still reclaims this id's previous
+   * incarnation, hands off entries of its due index it no longer owns (a restart after a
+   * change), requeues that incarnation's leases when there may be some, then starts
+   * heartbeating.
+   */
+  async start(): Promise<void> {
+    if (this.#state !== 'new') throw new MembershipStateError(`start() in state ${this.#state}`);
+    this.#state = 'starting';
+    await loadHasher();
+    if (this.#o.subscribe) await this.#subscribe();
+    let reply = await this.#beat('join');
+    const restarted = reply.status === HeartbeatStatus.Restarted;
+    let mayHoldLeases = restarted || reply.cancelledReclaim || reply.reclaimOfSelfInProgress;
+    while (reply.reclaimOfSelfInProgress) {
+      await sleep(this.#o.heartbeatMs);
+      reply = await this.#beat('beat');
+      mayHoldLeases ||= reply.cancelledReclaim;
+    }
+    if (!this.#ring) this.#apply(await this.#registry.view());
+    await this.#handoffs;
+    if (restarted) this.emit('restarted');
+    if (mayHoldLeases && this.#o.reclaimOwnLeasesOnStart && this.#frontier) {
+      await this.#frontier.reclaimPod(this.#o.podId);
+    }
+    if (this.#state !== 'starting') return; // stop() was called meanwhile
+    this.#state = 'running';
+    this.#schedule();
+  }
+
+  /**
+   * Stops. Graceful (SIGTERM): stop claiming → `releaseLeases()` → leave (epoch bump,
+   * published) → hand off the whole due index on the ring without this pod → wait for
+   * reclaims this pod was doing. Not graceful: stop heartbeating only.
+   */
+  async stop(options: StopOptions = {}): Promise<void> {
+    if (this.#state === 'stopped' || this.#state === 'new') {
+      this.#state = 'stopped';
+      return;
+    }
+    const graceful = options.graceful ?? true;
+    this.#state = 'stopping';
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#beating?.catch(() => {});
+    if (graceful) {
+      let released = false;
+      if (options.releaseLeases) {
+        await options.releaseLeases();
+        released = true;
+      }
+      await this.#handoffs;
+      // From here ownerOf answers from the ring without this pod, and views that arrive
+      // (our own leave's message among them) queue no handoff: this one moves everything.
+      const self = this.#o.podId;
+      const ring = this.#ring;
+      this.#leavingRing = ring?.has(self) ? (ring.size > 1 ? ring.remove(self) : undefined) : ring;
+      this.#leaving = true;
+      await this.#registry.leave(self, released, this.#o.reclaimLockMs);
+      if (this.#leavingRing) await this.#handOffOwn(undefined, this.#leavingRing);
+      // Done with our own index: one survivor now checks it once more (late entries).
+      await this.#registry.reclaimUnlock(self, self);
+      await Promise.allSettled([...this.#reclaiming.values()]);
+      await this.#sweeping?.catch(() => {});
+    }
+    if (this.#subscriber) {
+      this.#subscriber.disconnect();
+      this.#subscriber = undefined;
+    }
+    this.#state = 'stopped';
+  }
+
+  /**
+   * One page of the stranded-domain sweep, if this pod wins the current interval (at most
+   * one pod per `sweepIntervalMs`): checks up to `sweepBatch` domains of the frontier's
+   * domains index, continuing where the last sweep stopped, and reindexes any domain with
+   * work outside its owner's due index. Returns `null` when another pod had the interval.
+   */
+  async sweep(): Promise<SweepReport | null> {
+    const frontier = this.#frontier;
+    if (!frontier) throw new MembershipStateError('sweep() needs the frontier option');
+    if (!this.#ring) throw new MembershipNotReadyError('sweep()');
+    const interval = this.#o.sweepIntervalMs > 0 ? this.#o.sweepIntervalMs : 1000;
+    const cursor = await this.#registry.sweepClaim(this.#o.podId, interval);
+    if (cursor === null) return null;
+    const page = await frontier.domains({ offset: cursor, limit: this.#o.sweepBatch });
+    const stranded: string[] = [];
+    await forEachLimited(page, this.#o.handoffConcurrency, async ({ domain }) => {
+      if (await isStranded(this.#redis, frontier, domain, this.ownerOf(domain))) {
+        stranded.push(domain);
+        await frontier.reindex(domain);
+      }
+    });
+    const next = page.length < this.#o.sweepBatch ? 0 : cursor + page.length;
+    await this.#registry.setSweepCursor(next);
+    const report = { checked: page.length, stranded: stranded.sort(), cursor: next };
+    this.emit('swept', report);
+    return report;
+  }
+
+  /** The member list of the current ring (ids and weights). */
+  members(): { id: string; weight: number }[] {
+    return (this.#ring?.members() ?? []).map((m) => ({ id: m.id, weight: m.weight ?? 1 }));
+  }
+
+  // ───────────────────────────── internals ─────────────────────────────
+
+  async #subscribe(): Promise<void> {
+    const sub = this.#redis.duplicate();
+    this.#subscriber = sub;
+    sub.on('message', (_channel: string, message: string) => {
+      // "<epoch>" after a change; "reclaim:<pod>" when a leaver finished its own handoff.
+      if (message.startsWith('reclaim:') || Number(message) > this.#epoch) this.#refresh();
+    });
+    // A reconnected subscriber may have missed messages: catch up from the stored epoch.
+    sub.on('ready', () => {
+      if (this.#state === 'running') this.#refresh();
+    });
+    sub.on('error', () => {});
+    await sub.subscribe(this.keys.epochChannel());
+  }
+
+  #queueHandoff(task: () => Promise<void>): void {
+    this.#handoffs = this.#handoffs.then(task).catch((error: unknown) => this.#fail(error));
+  }
+
+  #fail(error: unknown): void {
+    if (this.listenerCount('error') > 0) {
+      this.emit('error', error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /**
+   * Catches up from the stored epoch (after a message, or a reconnect). A running pod
+   * heartbeats out of turn: the reply carries the view and the pending reclaims, so a
+   * survivor starts on a removed pod's leftovers at once instead of a heartbeat later.
+   */
+  #refresh(): void {
+    if (this.#state === 'stopped') return;
+    if (this.#state === 'running') {
+      void this.#tick();
+      return;
+    }
+    this.#registry.view().then(
+      (view) => this.#apply(view),
+      (error: unknown) => this.#fail(error),
+    );
+  }
+
+  async #beat(mode: 'join' | 'beat'): Promise<HeartbeatReply> {
+    const o = this.#o;
+    const reply = await this.#registry.heartbeat({
+      pod: o.podId,
+      sessionTimeoutMs: o.sessionTimeoutMs,
+      weight: o.weight,
+      instance: this.#instance,
+      info: o.info,
+      mode,
+      knownEpoch: this.#epoch,
+      vnodes: o.vnodes,
+      seed: o.seed,
+    });
+    this.#lastBeatAt = performance.now();
+    if (reply.status === HeartbeatStatus.Rejoined) this.emit('session-lost');
+    if (reply.view) this.#apply(reply.view);
+    return reply;
+  }
+
+  #schedule(): void {
+    if (this.#state !== 'running') return;
+    this.#timer = setTimeout(() => {
+      this.#beating = this.#tick().finally(() => {
+        this.#beating = undefined;
+        this.#schedule();
+      });
+    }, this.#o.heartbeatMs);
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      const reply = await this.#beat('beat');
+      this.#takeReclaims(reply.pending);
+      this.#maybeSweep();
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** Applies a view if it is newer than the ring in use; queues the handoff it implies. */
+  #apply(view: MembershipView): void {
+    if (this.#ring && view.epoch <= this.#epoch) return;
+    if (view.members.length === 0) {
+      // Nobody left (this pod just left, or the store was wiped): keep the last ring.
+      this.#epoch = Math.max(this.#epoch, view.epoch);
+      return;
+    }
+    const before = this.#ring;
+    const after = new HashRing(view.members, {
+      vnodes: view.vnodes ?? this.#o.vnodes,
+      seed: view.seed ?? this.#o.seed,
+      epoch: view.epoch,
+    });
+    this.#ring = after;
+    this.#epoch = view.epoch;
+    if (this.#leaving) {
+      const self = this.#o.podId;
+      this.#leavingRing = !after.has(self)
+        ? after
+        : after.size > 1
+          ? after.remove(self)
+          : undefined;
+    }
+    const beforeIds = new Set(before?.ids() ?? []);
+    const afterIds = new Set(after.ids());
+    const sameOwners = before !== undefined && before.fingerprint === after.fingerprint;
+    this.emit('change', {
+      epoch: view.epoch,
+      before,
+      after,
+      joined: [...afterIds].filter((id) => !beforeIds.has(id)),
+      left: [...beforeIds].filter((id) => !afterIds.has(id)),
+      movedFraction:
+        before === undefined ? 1 : sameOwners ? 0 : diffRings(before, after).movedFraction,
+    });
+    if (!sameOwners && !this.#leaving) this.#queueHandoff(() => this.#handOffOwn(before, after));
+  }
+
+  /**
+   * Moves the entries of this pod's due index whose owner is no longer this pod. Skipped
+   * when the diff shows no keyspace leaving this pod; entries that stay are not touched.
+   */
+  async #handOffOwn(before: HashRing | undefined, after: HashRing): Promise<void> {
+    const frontier = this.#frontier;
+    if (!frontier) return;
+    const self = this.#o.podId;
+    if (before?.has(self) && after.has(self)) {
+      const diff = diffRings(before, after);
+      if (!diff.ranges.some((r) => r.from === self)) return;
+    }
+    const t0 = performance.now();
+    const domains = await frontier.queuedDomainsOf(self);
+    const moving = domains.filter((d) => this.ownerOf(d) !== self);
+    await forEachLimited(moving, this.#o.handoffConcurrency, (d) => frontier.reindex(d));
+    this.emit('handoff', {
+      epoch: after.epoch,
+      pod: self,
+      scanned: domains.length,
+      moved: moving.length,
+      durationMs: performance.now() - t0,
+    });
+  }
+
+  /** Starts the reclaim of each removed pod this pod's ring is new enough for. */
+  #takeReclaims(pending: PendingReclaim[]): void {
+    if (!this.#frontier || this.#state !== 'running') return;
+    for (const p of pending) {
+      if (p.pod === this.#o.podId || this.#reclaiming.has(p.pod)) continue;
+      if (p.removedAtEpoch > this.#epoch) continue;
+      const work = this.#reclaim(p)
+        .catch((error: unknown) => this.#fail(error))
+        .finally(() => this.#reclaiming.delete(p.pod));
+      this.#reclaiming.set(p.pod, work);
+    }
+  }
+
+  async #reclaim(p: PendingReclaim): Promise<void> {
+    const frontier = this.#frontier!;
+    const self = this.#o.podId;
+    const lockMs = this.#o.reclaimLockMs;
+    const claim = await this.#registry.reclaimClaim(p.pod, self, this.#epoch, lockMs);
+    if (!claim.granted) return;
+    const t0 = performance.now();
+    // Renew the lock while working; a holder that dies lets it expire to another survivor.
+    const renew = setInterval(
+      () => {
+        this.#registry.reclaimClaim(p.pod, self, this.#epoch, lockMs).catch(() => {});
+      },
+      Math.max(50, Math.floor(lockMs / 3)),
+    );
+    try {
+      const domains = await frontier.queuedDomainsOf(p.pod);
+      await forEachLimited(domains, this.#o.handoffConcurrency, (d) => frontier.reindex(d));
+      const leases =
+        claim.kind === 'left-released'
+          ? { requeued: 0, deadLettered: 0 }
+          : await frontier.reclaimPod(p.pod);
+      if (await this.#registry.reclaimDone(p.pod, self)) {
+        this.emit('reclaimed', {
+          pod: p.pod,
+          kind: claim.kind,
+          domains: domains.length,
+          ...leases,
+          durationMs: performance.now() - t0,
+        });
+      }
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  #maybeSweep(): void {
+    const interval = this.#o.sweepIntervalMs;
+    if (!this.#frontier || interval === 0 || this.#sweeping) return;
+    // Local pacing of attempts only; the Redis lock decides who sweeps each interval.
+    if (performance.now() - this.#lastSweepAt < interval) return;
+    this.#lastSweepAt = performance.now();
+    this.#sweeping = this.sweep()
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => {
+        this.#sweeping = undefined;
+      });
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

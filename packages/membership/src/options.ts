@@ -1,0 +1,239 @@
+/** Options of {@link Membership} and {@link ModuloAssignment} and their validation. */
+import { hostname } from 'node:os';
+import type { RedisFrontier } from '@shardline/frontier';
+import { DEFAULT_VNODES } from '@shardline/ring';
+import type { Cluster, Redis } from 'ioredis';
+import { MembershipOptionsError } from './errors.js';
+
+/** What the membership layer needs from the frontier (a `RedisFrontier` has it all). */
+export type MembershipFrontier = Pick<
+  RedisFrontier,
+  'queuedDomainsOf' | 'reindex' | 'reclaimPod' | 'domains' | 'keys'
+>;
+
+/** Options shared by both assignments. */
+export interface AssignmentOptions {
+  /** A connected ioredis client (`Redis` or `Cluster`) for the registry. */
+  redis: Redis | Cluster;
+  /**
+   * Stable pod id (`POD_ID`, default the hostname, as a StatefulSet or compose replica
+   * gives it): a pod restarting with the same id inside its session keeps its domains.
+   * 1–128 characters of `[A-Za-z0-9._:-]` (the frontier's pod ids).
+   */
+  podId: string;
+  /** Prefix of every key. Use the frontier's prefix. @default 'sl' */
+  prefix?: string;
+  /**
+   * The frontier whose due indexes follow the assignment. Without it the class only
+   * tracks membership (`ownerOf`, events) and moves nothing.
+   */
+  frontier?: MembershipFrontier;
+  /** Domains reindexed concurrently during a handoff or reclaim. @default 16 */
+  handoffConcurrency?: number;
+}
+
+/** Options of {@link Membership} (the consistent-hash ring assignment). */
+export interface MembershipOptions extends AssignmentOptions {
+  /** The pod's capacity: it gets `vnodes × weight` ring tokens. @default 1 */
+  weight?: number;
+  /** A pod not heard from for this long is removed (its session expires). @default 10000 */
+  sessionTimeoutMs?: number;
+  /** Heartbeat period; must be below `sessionTimeoutMs`. @default floor(sessionTimeoutMs / 3) */
+  heartbeatMs?: number;
+  /**
+   * Ring tokens per unit weight, proposed for the ring config. The first pod ever to
+   * join stores it; every pod then uses the stored value. @default DEFAULT_VNODES (8192)
+   */
+  vnodes?: number;
+  /** Seed of the ring's token hashes, proposed like `vnodes`. @default 0 */
+  seed?: number;
+  /**
+   * Subscribe to epoch messages. With `false` the pod learns changes from its heartbeat
+   * replies only (at most one heartbeat late). @default true
+   */
+  subscribe?: boolean;
+  /**
+   * How long a survivor holds the lock on reclaiming a removed pod before another may
+   * take over (renewed while the work runs). @default max(30000, 3 × sessionTimeoutMs)
+   */
+  reclaimLockMs?: number;
+  /**
+   * Period of the stranded-domain sweep (one pod per period does it); `0` turns the
+   * automatic sweep off (`sweep()` still works). @default 60000
+   */
+  sweepIntervalMs?: number;
+  /** Domains checked per sweep. @default 1000 */
+  sweepBatch?: number;
+  /**
+   * At start, requeue the leases a previous incarnation of this pod id left behind
+   * (`frontier.reclaimPod(podId)`) when the registry says there may be some: a restart
+   * inside the session, or a join that cancelled a pending reclaim. @default true
+   */
+  reclaimOwnLeasesOnStart?: boolean;
+  /** Diagnostics stored with the member (host, pid). @default `${hostname()}/${process.pid}` */
+  info?: string;
+}
+
+/** Options of {@link ModuloAssignment}. */
+export interface ModuloAssignmentOptions extends AssignmentOptions {
+  /**
+   * Length of a counting interval: every pod registers once per interval at its own
+   * random phase; the replica list of an interval is the previous interval's arrivals.
+   * @default 1000
+   */
+  intervalMs?: number;
+  /**
+   * Called after the pod stopped claiming because the mapping changes; resolve once the
+   * pod's in-flight fetches are done (the drain of "stop claiming, drain, resume").
+   * @default resolves at once
+   */
+  drain?: () => Promise<void>;
+  /** Source of the random phase (tests). @default Math.random */
+  random?: () => number;
+  /**
+   * How the replica list is ordered: `'id'` sorts the pods that registered in the
+   * previous interval by id; `'arrival'` keeps their INCR arrival order (the index is the
+   * pod's arrival rank). Arrival order flips whenever two pods' phases come closer than
+   * their timer jitter, and every flip reshuffles about all domains: measured in
+   * BENCHMARKS.md. @default 'id'
+   */
+  order?: 'id' | 'arrival';
+}
+
+export interface ResolvedMembershipOptions {
+  podId: string;
+  prefix: string;
+  weight: number;
+  sessionTimeoutMs: number;
+  heartbeatMs: number;
+  vnodes: number;
+  seed: number;
+  subscribe: boolean;
+  reclaimLockMs: number;
+  sweepIntervalMs: number;
+  sweepBatch: number;
+  reclaimOwnLeasesOnStart: boolean;
+  info: string;
+  handoffConcurrency: number;
+}
+
+export interface ResolvedModuloOptions {
+  podId: string;
+  prefix: string;
+  intervalMs: number;
+  handoffConcurrency: number;
+  drain: () => Promise<void>;
+  random: () => number;
+  order: 'id' | 'arrival';
+}
+
+const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const PREFIX = /^[A-Za-z0-9._:-]{1,64}$/;
+
+function int(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new MembershipOptionsError(
+      name,
+      value,
+      max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`,
+    );
+  }
+  return value;
+}
+
+function bool(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new MembershipOptionsError(name, value, 'a boolean');
+  return value;
+}
+
+function common(options: AssignmentOptions): {
+  podId: string;
+  prefix: string;
+  handoffConcurrency: number;
+} {
+  if (typeof options !== 'object' || options === null) {
+    throw new MembershipOptionsError('options', options, 'an object');
+  }
+  const r = options.redis as unknown;
+  if (typeof r !== 'object' || r === null || typeof (r as Redis).defineCommand !== 'function') {
+    throw new MembershipOptionsError('redis', r, 'an ioredis Redis or Cluster client');
+  }
+  if (typeof options.podId !== 'string' || !POD_ID.test(options.podId)) {
+    throw new MembershipOptionsError('podId', options.podId, '1-128 characters of [A-Za-z0-9._:-]');
+  }
+  const prefix = options.prefix ?? 'sl';
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
+    throw new MembershipOptionsError('prefix', prefix, '1-64 characters of [A-Za-z0-9._:-]');
+  }
+  const f = options.frontier as unknown;
+  if (f !== undefined && (typeof f !== 'object' || f === null || !('reindex' in f))) {
+    throw new MembershipOptionsError('frontier', f, 'a RedisFrontier');
+  }
+  return {
+    podId: options.podId,
+    prefix,
+    handoffConcurrency: int('handoffConcurrency', options.handoffConcurrency ?? 16, 1, 1024),
+  };
+}
+
+/** Validates {@link MembershipOptions}; the error names the option, the value and its type. */
+export function resolveMembershipOptions(options: MembershipOptions): ResolvedMembershipOptions {
+  const base = common(options);
+  const weight = options.weight ?? 1;
+  if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0 || weight > 1000) {
+    throw new MembershipOptionsError('weight', weight, 'a finite number > 0 and ≤ 1000');
+  }
+  const sessionTimeoutMs = int('sessionTimeoutMs', options.sessionTimeoutMs ?? 10_000, 100);
+  const heartbeatMs = int(
+    'heartbeatMs',
+    options.heartbeatMs ?? Math.floor(sessionTimeoutMs / 3),
+    10,
+    sessionTimeoutMs - 1,
+  );
+  const info = options.info ?? `${hostname()}/${process.pid}`;
+  if (typeof info !== 'string' || info.length > 200 || /[\t\r\n]/.test(info)) {
+    throw new MembershipOptionsError('info', info, 'a string of ≤ 200 characters without tabs');
+  }
+  return {
+    ...base,
+    weight,
+    sessionTimeoutMs,
+    heartbeatMs,
+    vnodes: int('vnodes', options.vnodes ?? DEFAULT_VNODES, 1, 2 ** 20),
+    seed: int('seed', options.seed ?? 0, 0),
+    subscribe: bool('subscribe', options.subscribe ?? true),
+    reclaimLockMs: int(
+      'reclaimLockMs',
+      options.reclaimLockMs ?? Math.max(30_000, 3 * sessionTimeoutMs),
+      100,
+    ),
+    sweepIntervalMs: int('sweepIntervalMs', options.sweepIntervalMs ?? 60_000, 0),
+    sweepBatch: int('sweepBatch', options.sweepBatch ?? 1000, 1, 100_000),
+    reclaimOwnLeasesOnStart: bool(
+      'reclaimOwnLeasesOnStart',
+      options.reclaimOwnLeasesOnStart ?? true,
+    ),
+    info,
+  };
+}
+
+/** Validates {@link ModuloAssignmentOptions}. */
+export function resolveModuloOptions(options: ModuloAssignmentOptions): ResolvedModuloOptions {
+  const base = common(options);
+  const drain = options.drain ?? (() => Promise.resolve());
+  if (typeof drain !== 'function') throw new MembershipOptionsError('drain', drain, 'a function');
+  const random = options.random ?? Math.random;
+  if (typeof random !== 'function')
+    throw new MembershipOptionsError('random', random, 'a function');
+  const order = options.order ?? 'id';
+  if (order !== 'id' && order !== 'arrival') {
+    throw new MembershipOptionsError('order', order, "'id' or 'arrival'");
+  }
+  return {
+    ...base,
+    intervalMs: int('intervalMs', options.intervalMs ?? 1000, 50),
+    drain,
+    random,
+    order,
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Read-only view of the registry for processes that are not pods (the stats API, the
+ * CLI): the member list of the current epoch, each member's session state, and the ring
+ * config. Shaped to fit the API's `ClusterView`.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import { MembershipKeys } from './keys.js';
+import { Registry } from './registry.js';
+
+/** One member as the registry holds it. */
+export interface RegistryMember {
+  id: string;
+  weight: number;
+  /** Whether its session expiry is still ahead of Redis time. */
+  alive: boolean;
+  /** Redis time (ms) at which its session expires unless renewed. */
+  sessionExpiresAtMs: number;
+}
+
+/** Reads the membership registry without joining it. */
+export class MembershipReader {
+  readonly keys: MembershipKeys;
+  readonly #redis: Redis | Cluster;
+  readonly #registry: Registry;
+
+  /** @param prefix key prefix of the registry. @default 'sl' */
+  constructor(redis: Redis | Cluster, prefix = 'sl') {
+    this.#redis = redis;
+    this.keys = new MembershipKeys(prefix);
+    this.#registry = new Registry(redis, this.keys);
+  }
+
+  /** The members of the current epoch (sorted by id) with their session state. */
+  async members(): Promise<RegistryMember[]> {
+    const [view, scores, time] = await Promise.all([
+      this.#registry.view(),
+      this.#redis.zrange(this.keys.members(), 0, -1, 'WITHSCORES') as Promise<string[]>,
+      this.#redis.time() as unknown as Promise<[string, string]>,
+    ]);
+    const nowMs = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+    const expiry = new Map<string, number>();
+    for (let i = 0; i < scores.length; i += 2) expiry.set(scores[i]!, Number(scores[i + 1]));
+    return view.members
+      .map((m) => {
+        const at = expiry.get(m.id) ?? 0;
+        return { id: m.id, weight: m.weight, alive: at >= nowMs, sessionExpiresAtMs: at };
+      })
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** The stored ring epoch (0 before any pod joined). */
+  async epoch(): Promise<number> {
+    return Number((await this.#redis.get(this.keys.epoch())) ?? 0);
+  }
+
+  /** The stored ring config, `undefined` before any pod joined. */
+  async ringParams(): Promise<{ vnodes: number; seed: number } | undefined> {
+    const view = await this.#registry.view();
+    return view.vnodes === undefined ? undefined : { vnodes: view.vnodes, seed: view.seed ?? 0 };
+  }
+}
