@@ -22,3 +22,11 @@ export {
 } from './errors.js';
 export { type RunningApi, startApi } from './main.js';
 export { type ApiServerOptions, createApiServer } from './server.js';
+export {
+  DOMAIN_SORTS,
+  type DomainRow,
+  type DomainSampleInfo,
+  type DomainSort,
+  type PodView,
+  StatsReader,
+} from './stats-reader.js';

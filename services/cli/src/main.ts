@@ -2,10 +2,17 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
+import { registerDeadLetterCommand } from './commands/dead-letters.js';
+import { registerDomainCommands } from './commands/domains.js';
+import { registerPauseCommands } from './commands/pause.js';
 import { registerRingCommands } from './commands/ring.js';
+import { registerRingShowCommand } from './commands/ring-show.js';
+import { registerSeedCommand } from './commands/seed.js';
+import { registerStatsCommands } from './commands/stats.js';
 import { loadConfig } from './config.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
+import { CommandError } from './lib/command-error.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -24,8 +31,15 @@ export function buildProgram(ctx: CliContext): Command {
       writeErr: (text) => ctx.stderr.write(text),
     });
   registerRingCommands(program, ctx);
+  const ring = program.commands.find((command) => command.name() === 'ring');
+  if (ring) registerRingShowCommand(ring, ctx);
   registerCrawlCommand(program);
   registerApiCommand(program);
+  registerSeedCommand(program, ctx);
+  registerStatsCommands(program, ctx);
+  registerDomainCommands(program, ctx);
+  registerDeadLetterCommand(program, ctx);
+  registerPauseCommands(program, ctx);
   // exitOverride on every command: errors come back to `run` instead of process.exit.
   const override = (command: Command): void => {
     command.exitOverride();
@@ -63,7 +77,7 @@ export async function run(
       // Commander has already printed its one-line message (or the help / version).
       return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
     }
-    if (error instanceof CliError) {
+    if (error instanceof CliError || error instanceof CommandError) {
       ctx.stderr.write(`error: ${error.message}\n`);
       return error.exitCode;
     }

@@ -1,0 +1,100 @@
+/**
+ * `shardline dead-letters [domain] [--limit N] [--requeue]`: lists a domain's dead letters
+ * (newest first), or, without a domain, the domains that have any; `--requeue` moves them
+ * back to the queues through `frontier.requeueDeadLetters` (oldest first, at most --limit
+ * per domain).
+ */
+import { type Command, Option } from 'commander';
+import type { CliContext } from '../context.js';
+import { domainsWithDeadLetters } from '../lib/dead-letter-domains.js';
+import { redisNowMs } from '../lib/domain-detail.js';
+import { writeJson } from '../lib/json-output.js';
+import { integerIn } from '../lib/parse.js';
+import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
+import { formatTable, relative } from '../lib/table.js';
+
+interface DeadLetterFlags extends SessionFlags {
+  limit: number;
+  requeue?: boolean;
+  json?: boolean;
+}
+
+/** Registers `shardline dead-letters`. */
+export function registerDeadLetterCommand(program: Command, ctx: CliContext): void {
+  withConnectionOptions(
+    program
+      .command('dead-letters')
+      .description(
+        "list a domain's dead letters (newest first), or the domains that have any; --requeue puts them back in the queues",
+      )
+      .argument('[domain]', 'the domain key; without it: every domain with dead letters')
+      .addOption(
+        new Option('--limit <n>', 'dead letters listed, or requeued per domain')
+          .argParser(integerIn(1, 1_000_000))
+          .default(100),
+      )
+      .option('--requeue', 'move the dead letters back to their queues (oldest first)')
+      .option('--json', 'print one JSON document'),
+  ).action(async (domain: string | undefined, flags: DeadLetterFlags) => {
+    await withSession(flags, async ({ reader, redis, frontier, ownership }) => {
+      if (flags.requeue) {
+        // Requeued URLs go to their owner's due index: refuse before touching anything.
+        ownership.requirePods();
+        let targets: string[];
+        if (domain === undefined) {
+          targets = (await domainsWithDeadLetters(redis, frontier)).map((d) => d.domain);
+        } else {
+          await reader.requireDomain(domain);
+          targets = [domain];
+        }
+        const requeued: { domain: string; requeued: number }[] = [];
+        for (const d of targets) {
+          requeued.push({ domain: d, requeued: await frontier.requeueDeadLetters(d, flags.limit) });
+        }
+        const total = requeued.reduce((sum, r) => sum + r.requeued, 0);
+        if (flags.json) return writeJson(ctx.stdout, { requeued: total, domains: requeued });
+        for (const r of requeued) {
+          ctx.stdout.write(`${r.domain}: requeued ${r.requeued.toLocaleString('en-US')}\n`);
+        }
+        ctx.stdout.write(
+          `requeued ${total.toLocaleString('en-US')} dead letter${total === 1 ? '' : 's'} from ${requeued.length} domain${requeued.length === 1 ? '' : 's'}\n`,
+        );
+        return;
+      }
+      if (domain === undefined) {
+        const domains = await domainsWithDeadLetters(redis, frontier);
+        if (flags.json) return writeJson(ctx.stdout, { domains });
+        if (domains.length === 0) {
+          ctx.stdout.write('no dead letters\n');
+          return;
+        }
+        ctx.stdout.write(
+          formatTable(domains, [
+            { header: 'domain', cell: (d) => d.domain },
+            { header: 'dead letters', cell: (d) => d.kept },
+          ]),
+        );
+        return;
+      }
+      const page = await reader.deadLetters(domain, flags.limit, undefined);
+      if (flags.json) return writeJson(ctx.stdout, page);
+      if (page.items.length === 0) {
+        ctx.stdout.write(`no dead letters for ${domain}\n`);
+        return;
+      }
+      const nowMs = await redisNowMs(redis);
+      ctx.stdout.write(
+        formatTable(page.items, [
+          { header: 'when', cell: (l) => relative(l.atMs, nowMs) },
+          { header: 'reason', cell: (l) => l.reason },
+          { header: 'status', cell: (l) => l.status },
+          { header: 'attempts', cell: (l) => l.attempt },
+          { header: 'url', cell: (l) => l.url },
+        ]),
+      );
+      if (page.total > page.items.length) {
+        ctx.stdout.write(`(${page.items.length} of ${page.total} shown; --limit N)\n`);
+      }
+    });
+  });
+}

@@ -1,0 +1,202 @@
+/**
+ * `shardline domains` (a page of domains, deepest queue first) and `shardline domain <name>`
+ * (one domain: counters, owner, each host's politeness state and robots, recent results).
+ * Counters come from the API's `StatsReader`, host details from `lib/domain-detail.ts`.
+ */
+import { DOMAIN_SORTS, type DomainSort } from '@shardline/api';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { CliContext } from '../context.js';
+import { CommandError, CommandErrorCode } from '../lib/command-error.js';
+import { readDomainDetail } from '../lib/domain-detail.js';
+import { writeJson } from '../lib/json-output.js';
+import { integerIn } from '../lib/parse.js';
+import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
+import { duration, formatPairs, formatTable, relative } from '../lib/table.js';
+
+interface DomainsFlags extends SessionFlags {
+  sort: DomainSort;
+  limit: number;
+  cursor?: string;
+  json?: boolean;
+}
+
+interface DomainFlags extends SessionFlags {
+  json?: boolean;
+  hosts: number;
+  scan: number;
+  results: number;
+  defaultDelayMs: number;
+}
+
+function sortOf(value: string): DomainSort {
+  if (!(DOMAIN_SORTS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`expected one of ${DOMAIN_SORTS.join(', ')}.`);
+  }
+  return value as DomainSort;
+}
+
+/** Registers `shardline domains` and `shardline domain`. */
+export function registerDomainCommands(program: Command, ctx: CliContext): void {
+  withConnectionOptions(
+    program
+      .command('domains')
+      .description('domains with their counters and owner, deepest queue first')
+      .addOption(
+        new Option(
+          '--sort <order>',
+          'depth (URLs queued); fetched and errors need an index the frontier does not keep yet',
+        )
+          .argParser(sortOf)
+          .default('depth'),
+      )
+      .addOption(
+        new Option('--limit <n>', 'domains per page').argParser(integerIn(1, 1000)).default(20),
+      )
+      .option('--cursor <cursor>', 'continue after a previous page (printed as nextCursor)')
+      .option('--json', 'print one JSON document'),
+  ).action(async (flags: DomainsFlags) => {
+    if (flags.sort !== 'depth') {
+      throw new CommandError(
+        CommandErrorCode.UNSUPPORTED,
+        `--sort ${flags.sort} needs a per-domain ${flags.sort} index (a sorted set like <prefix>:domains:${flags.sort}) that the frontier does not keep yet; --sort depth works`,
+      );
+    }
+    await withSession(flags, async ({ reader }) => {
+      const page = await reader.domains(flags.sort, flags.limit, flags.cursor);
+      if (flags.json) return writeJson(ctx.stdout, page);
+      if (page.items.length === 0) {
+        ctx.stdout.write('no domains\n');
+        return;
+      }
+      ctx.stdout.write(
+        formatTable(page.items, [
+          { header: 'domain', cell: (d) => d.domain },
+          { header: 'owner', cell: (d) => d.owner },
+          { header: 'queued', cell: (d) => d.queued },
+          { header: 'in flight', cell: (d) => d.inFlight },
+          { header: 'fetched', cell: (d) => d.fetched },
+          { header: 'failed', cell: (d) => d.failed },
+          { header: 'dead', cell: (d) => d.dead },
+          { header: 'hosts', cell: (d) => d.hostCount },
+          { header: 'paused', cell: (d) => (d.paused ? 'paused' : '') },
+        ]),
+      );
+      if (page.nextCursor) ctx.stdout.write(`\nmore: --cursor ${page.nextCursor}\n`);
+    });
+  });
+
+  withConnectionOptions(
+    program
+      .command('domain')
+      .description(
+        'one domain: queue depth, owner pod, paused, per host the next allowed time, effective delay and what sets it, robots state; recent results',
+      )
+      .argument('<name>', 'the domain key (registrable domain, e.g. bbc.co.uk)')
+      .addOption(
+        new Option('--hosts <n>', 'hosts shown in detail')
+          .argParser(integerIn(1, 1000))
+          .default(50),
+      )
+      .addOption(
+        new Option('--scan <n>', 'results stream entries scanned for recent results')
+          .argParser(integerIn(1, 100_000))
+          .default(200),
+      )
+      .addOption(
+        new Option('--results <n>', 'recent results shown')
+          .argParser(integerIn(0, 1000))
+          .default(20),
+      )
+      .addOption(
+        new Option(
+          '--default-delay-ms <ms>',
+          "the pods' default delay (MIN_DELAY_MS), for hosts without a configured one",
+        )
+          .argParser(integerIn(0, 86_400_000))
+          .default(1000),
+      )
+      .option('--json', 'print one JSON document'),
+  ).action(async (name: string, flags: DomainFlags) => {
+    await withSession(flags, async ({ reader, redis, frontier, prefix }) => {
+      const domain = await reader.domain(name);
+      const detail = await readDomainDetail(redis, frontier, name, domain.hosts, {
+        prefix,
+        maxHosts: flags.hosts,
+        scanResults: flags.scan,
+        maxResults: flags.results,
+        defaultDelayMs: flags.defaultDelayMs,
+      });
+      if (flags.json) return writeJson(ctx.stdout, { ...domain, detail });
+      ctx.stdout.write(
+        formatPairs([
+          ['domain', domain.domain],
+          ['owner', domain.owner],
+          ['paused', domain.paused],
+          ['queued', domain.queued],
+          ['in flight', domain.inFlight],
+          ['fetched', domain.fetched],
+          ['failed', domain.failed],
+          [
+            'dead',
+            `${domain.dead.toLocaleString('en-US')} (${domain.deadLettersKept.toLocaleString('en-US')} kept)`,
+          ],
+          ['duplicates', domain.duplicates],
+          ['over cap', domain.overCap],
+          ['repeats', domain.repeats],
+          ['hosts', domain.hostCount],
+        ]),
+      );
+      if (detail.hosts.length > 0) {
+        ctx.stdout.write('\n');
+        ctx.stdout.write(
+          formatTable(detail.hosts, [
+            { header: 'host', cell: (h) => h.host },
+            { header: 'queued', cell: (h) => h.queued },
+            { header: 'in flight', cell: (h) => h.inFlight },
+            {
+              header: 'next allowed',
+              cell: (h) =>
+                h.nextAllowedInMs > 0 ? relative(h.nextAllowedAtMs, detail.nowMs) : 'now',
+            },
+            { header: 'delay', cell: (h) => duration(h.delay.effectiveMs), align: 'right' },
+            { header: 'set by', cell: (h) => h.delay.source },
+            { header: 'failures', cell: (h) => h.delay.consecutiveFailures },
+            {
+              header: 'robots',
+              cell: (h) =>
+                h.robots.length === 0
+                  ? 'not cached'
+                  : h.robots
+                      .map(
+                        (r) =>
+                          `${r.origin}: ${r.source}${r.crawlDelayMs > 0 ? `, crawl-delay ${duration(r.crawlDelayMs)}` : ''}, expires ${relative(r.expiresAtMs, detail.nowMs)}`,
+                      )
+                      .join('; '),
+            },
+          ]),
+        );
+        if (domain.hostCount > detail.hostsListed) {
+          ctx.stdout.write(
+            `(${detail.hostsListed} of ${domain.hostCount} hosts shown; --hosts N)\n`,
+          );
+        }
+      }
+      ctx.stdout.write(
+        `\nrecent results (${detail.recent.length} in the last ${detail.resultsScanned} entries of ${detail.resultsStream}):\n`,
+      );
+      if (detail.recent.length > 0) {
+        ctx.stdout.write(
+          formatTable(detail.recent, [
+            { header: 'when', cell: (r) => relative(r.atMs, detail.nowMs) },
+            { header: 'status', cell: (r) => r.status },
+            { header: 'outcome', cell: (r) => r.outcome },
+            { header: 'pod', cell: (r) => r.pod },
+            { header: 'time', cell: (r) => duration(r.durationMs), align: 'right' },
+            { header: 'url', cell: (r) => r.url },
+            { header: 'error', cell: (r) => r.errorCode ?? '' },
+          ]),
+        );
+      }
+    });
+  });
+}

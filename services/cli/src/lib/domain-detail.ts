@@ -1,0 +1,266 @@
+/**
+ * What `shardline domain <name>` shows beyond the API's domain counters: each host's
+ * politeness state (read-only HGETALL of the host state hash through `frontier.keys`), the
+ * robots.txt records the pods cache in Redis, and the domain's recent results from the
+ * results stream. Every read is bounded: at most `maxHosts` hosts, one XREVRANGE of
+ * `scanResults` entries.
+ */
+import type { RedisFrontier } from '@shardline/frontier';
+import type { Cluster, Redis } from 'ioredis';
+
+/** Which component sets a host's effective delay (the largest one wins). */
+export type DelaySource = 'configured' | 'default' | 'robots crawl-delay' | 'adaptive' | 'backoff';
+
+export interface HostDetail {
+  host: string;
+  queued: number;
+  inFlight: number;
+  /** Redis time (ms) before which the host gets no new request; 0 = now. */
+  nextAllowedAtMs: number;
+  /** `nextAllowedAtMs` minus Redis time now (negative or 0: allowed now). */
+  nextAllowedInMs: number;
+  concurrency: number | null;
+  delay: {
+    effectiveMs: number;
+    source: DelaySource;
+    /** Per-host configured delay; `null` = the pods' default (`defaultDelayMs`). */
+    configuredMs: number | null;
+    /** The default assumed for `configuredMs: null` (`--default-delay-ms`). */
+    defaultMs: number;
+    crawlDelayMs: number;
+    adaptiveMs: number;
+    backoffMs: number;
+    consecutiveFailures: number;
+  };
+  robots: RobotsDetail[];
+}
+
+export interface RobotsDetail {
+  origin: string;
+  /** `parsed`, `allow-all` (4xx) or `disallow-all` (5xx/unreachable). */
+  source: string;
+  reason: string | null;
+  crawlDelayMs: number;
+  groups: number;
+  fetchedAtMs: number;
+  expiresAtMs: number;
+}
+
+export interface RecentResult {
+  atMs: number;
+  url: string;
+  host: string;
+  pod: string;
+  outcome: string;
+  status: number;
+  durationMs: number;
+  errorCode?: string;
+}
+
+/** Options of {@link readDomainDetail}. */
+export interface DomainDetailOptions {
+  prefix: string;
+  /** Hosts read in detail. @default 50 */
+  maxHosts?: number;
+  /** Results stream entries scanned (newest first) for this domain's results. @default 200 */
+  scanResults?: number;
+  /** Results shown. @default 20 */
+  maxResults?: number;
+  /** Delay assumed for hosts without a configured one (the pods' MIN_DELAY_MS). @default 1000 */
+  defaultDelayMs?: number;
+}
+
+export interface DomainDetail {
+  nowMs: number;
+  hosts: HostDetail[];
+  hostsListed: number;
+  recent: RecentResult[];
+  /** Stream entries scanned for `recent`. */
+  resultsScanned: number;
+  resultsStream: string;
+}
+
+/** Redis `TIME` in ms: the clock the frontier's scripts use for `next_allowed_at`. */
+export async function redisNowMs(redis: Redis | Cluster): Promise<number> {
+  // ioredis types TIME as numbers; the server sends strings. Number() reads both.
+  const [seconds, micros] = (await redis.time()) as unknown as [string | number, string | number];
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+function int(value: string | undefined): number {
+  const n = Number(value ?? 0);
+  return Number.isFinite(n) ? n : 0;
+}
+
+/** Effective delay (max of the components, as the claim script computes it) and its source. */
+export function effectiveDelay(
+  state: Record<string, string>,
+  defaultDelayMs: number,
+): HostDetail['delay'] {
+  const configuredMs = state.dl === undefined ? null : int(state.dl);
+  const parts: [DelaySource, number][] = [
+    [configuredMs === null ? 'default' : 'configured', configuredMs ?? defaultDelayMs],
+    ['robots crawl-delay', int(state.cd)],
+    ['adaptive', int(state.ad)],
+    ['backoff', int(state.bo)],
+  ];
+  let best = parts[0]!;
+  for (const part of parts) if (part[1] > best[1]) best = part;
+  return {
+    effectiveMs: best[1],
+    source: best[0],
+    configuredMs,
+    defaultMs: defaultDelayMs,
+    crawlDelayMs: int(state.cd),
+    adaptiveMs: int(state.ad),
+    backoffMs: int(state.bo),
+    consecutiveFailures: int(state.fc),
+  };
+}
+
+/** Origins a host may have a robots record under: those seen in URLs, then the defaults. */
+function origins(host: string, urls: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const url of urls) {
+    try {
+      const parsed = new URL(url);
+      if (parsed.hostname === host || parsed.host === host) out.add(parsed.origin);
+    } catch {
+      // Not a URL: nothing to learn from it.
+    }
+  }
+  out.add(`https://${host}`);
+  out.add(`http://${host}`);
+  return [...out];
+}
+
+/** The first queued URL of a host (its best level), for its origin. */
+async function peekUrl(
+  redis: Redis | Cluster,
+  frontier: RedisFrontier,
+  domain: string,
+  host: string,
+): Promise<string | undefined> {
+  const [level] = (await redis.zrevrange(frontier.keys.hostLevels(domain, host), 0, 0)) as string[];
+  if (level === undefined) return undefined;
+  const entry = (await redis.lindex(frontier.keys.hostQueue(domain, host, Number(level)), 0)) as
+    | string
+    | null;
+  // Entry: <depth>,<attempt>,<metaLen>,<meta><url>
+  const match = entry === null ? null : /^\d+,\d+,(\d+),/.exec(entry);
+  return match ? entry!.slice(match[0].length + Number(match[1])) : undefined;
+}
+
+async function readRobots(
+  redis: Redis | Cluster,
+  prefix: string,
+  origin: string,
+): Promise<RobotsDetail | undefined> {
+  const text = (await redis.get(`${prefix}:robots:${origin}`)) as string | null;
+  if (text === null) return undefined;
+  try {
+    const record = JSON.parse(text) as {
+      robots?: {
+        source?: string;
+        reason?: string | null;
+        maxCrawlDelayMs?: number;
+        groups?: unknown[];
+      };
+      fetchedAtMs?: number;
+      expiresAtMs?: number;
+    };
+    return {
+      origin,
+      source: record.robots?.source ?? 'unknown',
+      reason: record.robots?.reason ?? null,
+      crawlDelayMs: record.robots?.maxCrawlDelayMs ?? 0,
+      groups: record.robots?.groups?.length ?? 0,
+      fetchedAtMs: record.fetchedAtMs ?? 0,
+      expiresAtMs: record.expiresAtMs ?? 0,
+    };
+  } catch {
+    return {
+      origin,
+      source: 'unreadable',
+      reason: null,
+      crawlDelayMs: 0,
+      groups: 0,
+      fetchedAtMs: 0,
+      expiresAtMs: 0,
+    };
+  }
+}
+
+function field(fields: readonly string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+/** Reads the host states, robots records and recent results of one domain. */
+export async function readDomainDetail(
+  redis: Redis | Cluster,
+  frontier: RedisFrontier,
+  domain: string,
+  hosts: readonly string[],
+  options: DomainDetailOptions,
+): Promise<DomainDetail> {
+  const maxHosts = options.maxHosts ?? 50;
+  const scan = options.scanResults ?? 200;
+  const defaultDelayMs = options.defaultDelayMs ?? 1000;
+  const stream = `${options.prefix}:results`;
+  const [nowMs, entries] = await Promise.all([
+    redisNowMs(redis),
+    (redis.xrevrange(stream, '+', '-', 'COUNT', scan) as Promise<[string, string[]][]>).catch(
+      // No stream yet (or a key of another type): no recent results.
+      () => [] as [string, string[]][],
+    ),
+  ]);
+  const recent: RecentResult[] = [];
+  for (const [id, fields] of entries) {
+    if (field(fields, 'domain') !== domain) continue;
+    recent.push({
+      atMs: Number(field(fields, 'endAtMs') ?? id.split('-')[0]),
+      url: field(fields, 'url') ?? '',
+      host: field(fields, 'host') ?? '',
+      pod: field(fields, 'pod') ?? '',
+      outcome: field(fields, 'outcome') ?? '',
+      status: Number(field(fields, 'status') ?? 0),
+      durationMs: Number(field(fields, 'durationMs') ?? 0),
+      ...(field(fields, 'errorCode') ? { errorCode: field(fields, 'errorCode') } : {}),
+    });
+    if (recent.length >= (options.maxResults ?? 20)) break;
+  }
+  const listed = hosts.slice(0, maxHosts);
+  const details = await Promise.all(
+    listed.map(async (host): Promise<HostDetail> => {
+      const [state, head] = await Promise.all([
+        redis.hgetall(frontier.keys.hostState(domain, host)) as Promise<Record<string, string>>,
+        peekUrl(redis, frontier, domain, host),
+      ]);
+      const seen = recent.filter((r) => r.host === host).map((r) => r.url);
+      const candidates = origins(host, head ? [head, ...seen] : seen);
+      const robots = (
+        await Promise.all(candidates.map((o) => readRobots(redis, options.prefix, o)))
+      ).filter((r): r is RobotsDetail => r !== undefined);
+      const nextAllowedAtMs = int(state.n);
+      return {
+        host,
+        queued: int(state.q),
+        inFlight: int(state.f),
+        nextAllowedAtMs,
+        nextAllowedInMs: Math.max(0, nextAllowedAtMs - nowMs),
+        concurrency: state.c === undefined ? null : int(state.c),
+        delay: effectiveDelay(state, defaultDelayMs),
+        robots,
+      };
+    }),
+  );
+  return {
+    nowMs,
+    hosts: details,
+    hostsListed: listed.length,
+    recent,
+    resultsScanned: entries.length,
+    resultsStream: stream,
+  };
+}

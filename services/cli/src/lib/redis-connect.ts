@@ -1,0 +1,267 @@
+/**
+ * Which Redis a command talks to, and connecting to it so that an unreachable server is
+ * one clear line (`error: cannot reach Redis at redis://…: ECONNREFUSED`) within a few
+ * seconds, never a retry loop or a stack trace.
+ *
+ * Order: `--redis URL`, `--redis-cluster host:port,…`, `REDIS_URL`, `REDIS_CLUSTER_NODES`,
+ * then the embedded Redis that `shardline crawl` started (its port file in `--data-dir`).
+ */
+import { readFileSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { join, resolve } from 'node:path';
+import { Cluster, Redis } from 'ioredis';
+import { usageError } from '../errors.js';
+import { CommandError, CommandErrorCode } from './command-error.js';
+
+/** Flags every Redis-backed command accepts. */
+export interface RedisFlags {
+  redis?: string;
+  redisCluster?: string;
+  dataDir?: string;
+}
+
+/** What the environment says (read once, in {@link loadRedisEnv}). */
+export interface RedisEnv {
+  redisUrl?: string;
+  clusterNodes?: string;
+  keyPrefix?: string;
+}
+
+/** A resolved target: a URL for a single server, or cluster seed nodes. */
+export type RedisTarget =
+  | { kind: 'single'; url: string; source: string }
+  | { kind: 'cluster'; nodes: { host: string; port: number }[]; source: string };
+
+/** Options of {@link connectRedis}. */
+export interface ConnectOptions {
+  /** How long the first connection may take. @default 3000 */
+  connectTimeoutMs?: number;
+  /** How long any one command may take. @default 10000 */
+  commandTimeoutMs?: number;
+}
+
+/** A connected client and how to name it in messages. */
+export interface RedisConnection {
+  client: Redis | Cluster;
+  /** `redis://host:port` or `cluster host:port,…`, for messages. */
+  label: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_DATA_DIR = './.shardline/redis';
+
+/** The only place the Redis-backed commands read `process.env`. */
+export function loadRedisEnv(env: NodeJS.ProcessEnv = process.env): RedisEnv {
+  const pick = (name: string) => env[name]?.trim() || undefined;
+  return {
+    redisUrl: pick('REDIS_URL'),
+    clusterNodes: pick('REDIS_CLUSTER_NODES'),
+    keyPrefix: pick('KEY_PREFIX'),
+  };
+}
+
+/** Parses `host:port,host:port` (a bare `host` means port 6379). */
+export function parseClusterNodes(text: string, what: string): { host: string; port: number }[] {
+  const nodes = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const match = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(part);
+      const port = Number(match?.[2] ?? 6379);
+      if (!match || port < 1 || port > 65535) {
+        throw usageError(`${what}: expected host:port[,host:port…], got ${JSON.stringify(part)}`);
+      }
+      return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+    });
+  if (nodes.length === 0) throw usageError(`${what}: no host:port given`);
+  return nodes;
+}
+
+function checkUrl(url: string, what: string): string {
+  if (!/^rediss?:\/\/[^\s]+$/.test(url)) {
+    throw usageError(`${what}: expected a redis:// or rediss:// URL, got ${JSON.stringify(url)}`);
+  }
+  return url;
+}
+
+/** Picks the Redis to use from flags, environment and the embedded server's port file. */
+export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarget {
+  if (flags.redis !== undefined && flags.redisCluster !== undefined) {
+    throw usageError('--redis and --redis-cluster are exclusive: give one');
+  }
+  if (flags.redis !== undefined) {
+    return { kind: 'single', url: checkUrl(flags.redis, '--redis'), source: '--redis' };
+  }
+  if (flags.redisCluster !== undefined) {
+    const nodes = parseClusterNodes(flags.redisCluster, '--redis-cluster');
+    return { kind: 'cluster', nodes, source: '--redis-cluster' };
+  }
+  if (env.redisUrl !== undefined) {
+    return { kind: 'single', url: checkUrl(env.redisUrl, 'REDIS_URL'), source: 'REDIS_URL' };
+  }
+  if (env.clusterNodes !== undefined) {
+    const nodes = parseClusterNodes(env.clusterNodes, 'REDIS_CLUSTER_NODES');
+    return { kind: 'cluster', nodes, source: 'REDIS_CLUSTER_NODES' };
+  }
+  const dataDir = resolve(flags.dataDir ?? DEFAULT_DATA_DIR);
+  const port = embeddedPort(dataDir);
+  if (port === undefined) {
+    throw new CommandError(
+      CommandErrorCode.REDIS_UNREACHABLE,
+      `no Redis configured: pass --redis redis://host:port (or REDIS_URL), --redis-cluster host:port,… (or REDIS_CLUSTER_NODES), or start one with \`shardline crawl\` (no embedded Redis found in ${dataDir})`,
+    );
+  }
+  return { kind: 'single', url: `redis://127.0.0.1:${port}`, source: `embedded (${dataDir})` };
+}
+
+/**
+ * The port the embedded Redis of `dataDir` wrote (`redis.port`, see `embedded-redis.ts`);
+ * whether it still answers is found out by connecting.
+ */
+function embeddedPort(dataDir: string): number | undefined {
+  try {
+    const port = Number(readFileSync(join(dataDir, 'redis.port'), 'utf8').trim());
+    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A URL without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+/** The short reason of a connection error: `ECONNREFUSED`, `ETIMEDOUT`, or its message. */
+function reasonOf(error: unknown): string {
+  const e = error as NodeJS.ErrnoException & { lastNodeError?: NodeJS.ErrnoException };
+  const inner = e?.lastNodeError ?? e;
+  if (typeof inner?.code === 'string' && /^E[A-Z]+$/.test(inner.code)) return inner.code;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  const code = /\b(E[A-Z]{4,})\b/.exec(message)?.[1];
+  if (code) return code;
+  if (/connect timeout|timed? ?out/i.test(message)) return 'ETIMEDOUT';
+  return message;
+}
+
+/** The socket error code of a TCP connect to `node`, or undefined when it connects. */
+function probe(
+  node: { host: string; port: number },
+  timeoutMs: number,
+): Promise<string | undefined> {
+  return new Promise((done) => {
+    const socket = new Socket();
+    socket.setTimeout(timeoutMs, () => {
+      socket.destroy();
+      done('ETIMEDOUT');
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      socket.destroy();
+      done(error.code ?? error.message);
+    });
+    socket.connect(node.port, node.host, () => {
+      socket.destroy();
+      done(undefined);
+    });
+  });
+}
+
+/** The one-line error for a Redis that does not answer. */
+export function unreachable(label: string, error: unknown): CommandError {
+  return new CommandError(
+    CommandErrorCode.REDIS_UNREACHABLE,
+    `cannot reach Redis at ${label}: ${reasonOf(error)}`,
+  );
+}
+
+/** True for errors that mean the connection is gone (so the message names Redis, not a bug). */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (
+    typeof code === 'string' &&
+    /^E(CONN|TIMEDOUT|PIPE|HOSTUNREACH|NOTFOUND|AI_AGAIN)/.test(code)
+  ) {
+    return true;
+  }
+  return /Connection is closed|Stream isn't writeable|Reached the max retries|None of startup nodes|Command timed out|connect ETIMEDOUT/i.test(
+    error.message,
+  );
+}
+
+/**
+ * Connects (lazily built, then one `connect()`): no reconnect loop, one retry per command,
+ * a connect timeout. A failure becomes {@link unreachable}.
+ */
+export async function connectRedis(
+  target: RedisTarget,
+  options: ConnectOptions = {},
+): Promise<RedisConnection> {
+  const connectTimeout = options.connectTimeoutMs ?? 3000;
+  const commandTimeout = options.commandTimeoutMs ?? 10_000;
+  const common = {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout,
+    commandTimeout,
+    retryStrategy: () => null,
+  };
+  let client: Redis | Cluster;
+  let label: string;
+  if (target.kind === 'single') {
+    label = redact(target.url);
+    client = new Redis(target.url, common);
+  } else {
+    label = `cluster ${target.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+    client = new Cluster(target.nodes, {
+      lazyConnect: true,
+      clusterRetryStrategy: () => null,
+      enableOfflineQueue: true,
+      redisOptions: common,
+    });
+  }
+  // Without a listener ioredis logs every connection error itself; the caller reports it.
+  // The socket error (ECONNREFUSED…) arrives here; connect() only says "Connection is closed".
+  let socketError: unknown;
+  const remember = (error: unknown) => {
+    socketError ??= error;
+  };
+  client.on('error', remember);
+  // A cluster reports each seed node's socket error as 'node error'.
+  client.on('node error', remember);
+  try {
+    await client.connect();
+    // A cluster "connects" once the slots are known; a single server once the socket is up.
+    await client.ping();
+  } catch (error) {
+    client.disconnect();
+    if (target.kind === 'cluster') {
+      // ioredis reports only "Connection is closed" per cluster node: ask the socket why.
+      const reason = await probe(target.nodes[0]!, connectTimeout);
+      throw unreachable(
+        label,
+        reason ??
+          new Error(`no slot map (is it a Redis Cluster?): ${reasonOf(socketError ?? error)}`),
+      );
+    }
+    throw unreachable(label, socketError ?? error);
+  }
+  return {
+    client,
+    label,
+    async close() {
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The seed line format: a URL, optionally followed by whitespace-separated attributes
+ *
+ *     https://example.com/            priority=5 tag=news tag=daily
+ *
+ * `priority=N` (integer, higher is crawled first) and `tag=x` (repeatable; letters,
+ * digits, `.`, `_`, `-`, `:`, up to 64 characters). Tags travel to the crawler in the
+ * frontier's `meta` field as `tags=a,b`. Blank lines and `#` comments are skipped before a
+ * line gets here (see `lines.ts`).
+ */
+import type { EnqueueItem } from '@shardline/frontier';
+
+/** Code of a line that is not in the seed format (frontier codes cover the URL itself). */
+export const SEED_SYNTAX_CODE = 'SHARDLINE_ERR_CLI_SEED_SYNTAX';
+
+/** Prefix of the `meta` field that carries a seed's tags. */
+export const TAGS_META_PREFIX = 'tags=';
+
+const TAG = /^[A-Za-z0-9._:-]{1,64}$/;
+const PRIORITY = /^[+-]?\d{1,16}$/;
+
+/** Defaults applied to every line (`--priority`, `--tag`). */
+export interface SeedDefaults {
+  priority?: number;
+  tags?: readonly string[];
+}
+
+/** A parsed line: the item to enqueue, or why the line cannot be one. */
+export type SeedLine =
+  | { ok: true; item: Exclude<EnqueueItem, string> }
+  | { ok: false; code: string; reason: string };
+
+/** True when `tag` is a valid tag name. */
+export function isTag(tag: string): boolean {
+  return TAG.test(tag);
+}
+
+/** The `meta` text for a set of tags (empty when there are none). */
+export function tagsMeta(tags: readonly string[]): string {
+  return tags.length === 0 ? '' : `${TAGS_META_PREFIX}${tags.join(',')}`;
+}
+
+/** Parses one (trimmed, non-empty) seed line. */
+export function parseSeedLine(text: string, defaults: SeedDefaults = {}): SeedLine {
+  const [url, ...attributes] = text.split(/\s+/);
+  let priority = defaults.priority;
+  const tags = new Set(defaults.tags ?? []);
+  for (const attribute of attributes) {
+    const eq = attribute.indexOf('=');
+    const name = eq < 0 ? attribute : attribute.slice(0, eq);
+    const value = eq < 0 ? '' : attribute.slice(eq + 1);
+    if (name === 'priority') {
+      if (!PRIORITY.test(value)) {
+        return syntax(`priority must be an integer, got ${JSON.stringify(value)}`);
+      }
+      priority = Number(value);
+    } else if (name === 'tag') {
+      if (!TAG.test(value)) {
+        return syntax(
+          `tag must be 1-64 of [A-Za-z0-9._:-], got ${JSON.stringify(value.slice(0, 80))}`,
+        );
+      }
+      tags.add(value);
+    } else {
+      return syntax(
+        `unexpected ${JSON.stringify(attribute.slice(0, 80))} after the URL (a URL has no spaces; attributes are priority=N and tag=x)`,
+      );
+    }
+  }
+  const item: Exclude<EnqueueItem, string> = { url: url ?? '' };
+  if (priority !== undefined) item.priority = priority;
+  if (tags.size > 0) item.meta = tagsMeta([...tags]);
+  return { ok: true, item };
+}
+
+function syntax(reason: string): SeedLine {
+  return { ok: false, code: SEED_SYNTAX_CODE, reason };
+}

@@ -1,0 +1,112 @@
+/**
+ * What every Redis-backed command opens: the connection, the frontier, the ring
+ * ({@link resolveOwnership}) and the API's {@link StatsReader}, so the CLI reads exactly
+ * what `GET /v1/*` reads. Also the shared flags (`--redis`, `--redis-cluster`, `--prefix`,
+ * `--data-dir`, `--pods`) and the mapping of API/connection errors to one-line errors.
+ */
+import { HttpError, StatsReader } from '@shardline/api';
+import { RedisFrontier } from '@shardline/frontier';
+import { type Command, Option } from 'commander';
+import type { Cluster, Redis } from 'ioredis';
+import { usageError } from '../errors.js';
+import { CommandError, CommandErrorCode } from './command-error.js';
+import { type Ownership, resolveOwnership } from './ownership.js';
+import { podList } from './parse.js';
+import {
+  connectRedis,
+  isConnectionError,
+  loadRedisEnv,
+  type RedisFlags,
+  resolveRedisTarget,
+  unreachable,
+} from './redis-connect.js';
+
+/** Flags shared by the Redis-backed commands. */
+export interface SessionFlags extends RedisFlags {
+  prefix?: string;
+  pods?: string[];
+}
+
+/** An open session; `close` once the command is done. */
+export interface Session {
+  redis: Redis | Cluster;
+  frontier: RedisFrontier;
+  ownership: Ownership;
+  reader: StatsReader;
+  prefix: string;
+  label: string;
+}
+
+/** Adds `--redis`, `--redis-cluster`, `--data-dir`, `--prefix` and `--pods` to a command. */
+export function withConnectionOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--redis <url>', 'Redis URL (env REDIS_URL)'))
+    .addOption(
+      new Option(
+        '--redis-cluster <nodes>',
+        'Redis Cluster seed nodes host:port,… (env REDIS_CLUSTER_NODES)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--data-dir <dir>',
+        'where to look for the embedded Redis of `shardline crawl` when no Redis is given',
+      ).default('./.shardline/redis'),
+    )
+    .addOption(new Option('--prefix <prefix>', 'frontier key prefix (env KEY_PREFIX, default sl)'))
+    .addOption(
+      new Option(
+        '--pods <ids>',
+        'owner pods, comma-separated (default: the pods seen in the frontier)',
+      ).argParser(podList),
+    );
+}
+
+/** Maps the errors a session can raise to one-line command errors. */
+export function toCommandError(error: unknown, label: string): unknown {
+  if (error instanceof CommandError) return error;
+  if (isConnectionError(error)) return unreachable(label, error);
+  if (error instanceof HttpError) {
+    if (error.code === 'SHARDLINE_ERR_API_UNKNOWN_DOMAIN') {
+      return new CommandError(CommandErrorCode.UNKNOWN_DOMAIN, error.message);
+    }
+    if (error.code === 'SHARDLINE_ERR_API_CURSOR') return usageError(`--cursor: ${error.message}`);
+    return new CommandError(CommandErrorCode.UNSUPPORTED, error.message);
+  }
+  return error;
+}
+
+/**
+ * Opens a session, runs `body`, and closes it whatever happens; errors come back as
+ * one-line command errors (see {@link toCommandError}).
+ */
+export async function withSession<T>(
+  flags: SessionFlags,
+  body: (session: Session) => Promise<T>,
+): Promise<T> {
+  const env = loadRedisEnv();
+  const target = resolveRedisTarget(flags, env);
+  const connection = await connectRedis(target);
+  try {
+    const prefix = flags.prefix ?? env.keyPrefix ?? 'sl';
+    const ownership = await resolveOwnership(connection.client, { prefix, pods: flags.pods });
+    const frontier = new RedisFrontier({
+      redis: connection.client,
+      ownerOf: ownership.ownerOf,
+      prefix,
+    });
+    const reader = new StatsReader(connection.client, frontier, ownership.cluster);
+    return await body({
+      redis: connection.client,
+      frontier,
+      ownership,
+      reader,
+      prefix,
+      label: connection.label,
+    });
+  } catch (error) {
+    throw toCommandError(error, connection.label);
+  } finally {
+    await connection.close();
+  }
+}

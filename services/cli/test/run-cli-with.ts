@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import { CLI, type CliResult } from './run-cli.js';
+
+/** Options of {@link runCliWith}. */
+export interface RunWith {
+  stdin?: string;
+  /** Environment of the child (REDIS_URL and friends are removed unless given here). */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * Runs the real `shardline` binary with a controlled environment: the Redis variables of
+ * the test runner never leak into the child, so each test says which Redis it means.
+ */
+export function runCliWith(args: readonly string[], options: RunWith = {}): Promise<CliResult> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'KEY_PREFIX', 'SHARDLINE_DEBUG']) {
+    delete env[name];
+  }
+  Object.assign(env, options.env);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env,
+      cwd: options.cwd,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.stdin ?? '');
+  });
+}

@@ -1,0 +1,185 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RedisFrontier } from '@shardline/frontier';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { hasStackTrace } from './run-cli.js';
+import { runCliWith } from './run-cli-with.js';
+
+let server: RedisServer;
+let redis: Redis;
+let dir: string;
+let prefixes = 0;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = new Redis(server.url);
+  dir = mkdtempSync(join(tmpdir(), 'shardline-seed-'));
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh key prefix per test, and a frontier over it that owns everything as pod-a. */
+function fresh() {
+  const prefix = `t${++prefixes}`;
+  const frontier = new RedisFrontier({ redis, prefix, ownerOf: () => 'pod-a', defaultDelayMs: 0 });
+  const seed = (args: string[], stdin?: string) =>
+    runCliWith(['seed', '--redis', server.url, '--prefix', prefix, ...args], { stdin });
+  return { prefix, frontier, seed };
+}
+
+describe('shardline seed', () => {
+  it('queues URLs given as arguments and prints the summary', async () => {
+    const { frontier, seed } = fresh();
+    const result = await seed([
+      '--pods',
+      'pod-a',
+      'https://example.com/a',
+      'https://example.com/b',
+      'https://www.example.com/a',
+      'https://example.com/a',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('queued 3, duplicate 1, over-cap 0, rejected 0');
+    const stats = await frontier.domainStats('example.com');
+    expect(stats.queued).toBe(3);
+    expect(stats.duplicates).toBe(1);
+    expect(stats.hosts).toEqual(['example.com', 'www.example.com']);
+  });
+
+  it('reads a file with priority=N and tag=x per line; claims come by priority with the tags in meta', async () => {
+    const { frontier, seed } = fresh();
+    const file = join(dir, 'seeds.txt');
+    writeFileSync(
+      file,
+      [
+        '# seeds for the test',
+        'https://prio.test/low',
+        '',
+        'https://prio.test/high  priority=9 tag=news tag=daily',
+        'https://prio.test/mid\tpriority=5',
+      ].join('\n'),
+    );
+    const result = await seed(['--pods', 'pod-a', '--file', file, '--tag', 'run1', '--json']);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(summary).toMatchObject({ lines: 3, queued: 3, duplicates: 0, rejected: 0, overCap: 0 });
+    const claimed: { url: string; priority: number; meta: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { leases } = await frontier.claim({ pod: 'pod-a' });
+      for (const l of leases) claimed.push({ url: l.url, priority: l.priority, meta: l.meta });
+      // defaultDelayMs is 0, but claim reserves the slot until the lease is done.
+      for (const l of leases) await frontier.complete(l);
+    }
+    expect(claimed).toEqual([
+      { url: 'https://prio.test/high', priority: 9, meta: 'tags=run1,news,daily' },
+      { url: 'https://prio.test/mid', priority: 5, meta: 'tags=run1' },
+      { url: 'https://prio.test/low', priority: 0, meta: 'tags=run1' },
+    ]);
+  });
+
+  it('streams 100,000 lines from stdin in batches and queues every one', async () => {
+    const { frontier, seed } = fresh();
+    const lines: string[] = [];
+    for (let i = 0; i < 100_000; i++) lines.push(`https://h${i % 100}.bulk${i % 10}.com/p/${i}`);
+    const result = await seed(['--pods', 'pod-a', '--json'], `${lines.join('\n')}\n`);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ lines: 100_000, queued: 100_000 });
+    let queued = 0;
+    for (let d = 0; d < 10; d++) queued += (await frontier.domainStats(`bulk${d}.com`)).queued;
+    expect(queued).toBe(100_000);
+    // Not a terminal: plain progress lines, no cursor-control sequences.
+    expect(result.stderr).not.toContain('\x1b[');
+  }, 60_000);
+
+  it('reports each bad line with its number and reason, queues the good ones, and exits 1', async () => {
+    const { frontier, seed } = fresh();
+    const report = join(dir, 'report.jsonl');
+    const input = [
+      'https://good.test/1',
+      'not a url',
+      'ftp://good.test/file',
+      '# comment',
+      'https://good.test/2 priority=high',
+      'https://good.test/3 colour=red',
+      'https://good.test/1',
+      'https://good.test/4',
+    ].join('\n');
+    const result = await seed(['--pods', 'pod-a', '--report', report], input);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('queued 2, duplicate 1, over-cap 0, rejected 4');
+    const errLines = result.stderr.trimEnd().split('\n');
+    expect(errLines.filter((l) => /^line \d+: /.test(l)).map((l) => l.split(':')[0])).toEqual([
+      'line 2',
+      'line 3',
+      'line 5',
+      'line 6',
+    ]);
+    expect(result.stderr).toContain('line 3: SHARDLINE_ERR_URL_SCHEME: ');
+    expect(result.stderr).toContain('"ftp://good.test/file"');
+    expect(errLines.at(-1)).toMatch(/^error: 4 lines rejected/);
+    expect(hasStackTrace(result.stderr)).toBe(false);
+    expect((await frontier.domainStats('good.test')).queued).toBe(2);
+
+    const rows = readFileSync(report, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows.map((r) => [r.line, r.input, r.code])).toEqual([
+      [2, 'not a url', 'SHARDLINE_ERR_CLI_SEED_SYNTAX'],
+      [3, 'ftp://good.test/file', 'SHARDLINE_ERR_URL_SCHEME'],
+      [5, 'https://good.test/2 priority=high', 'SHARDLINE_ERR_CLI_SEED_SYNTAX'],
+      [6, 'https://good.test/3 colour=red', 'SHARDLINE_ERR_CLI_SEED_SYNTAX'],
+    ]);
+    for (const row of rows)
+      expect(typeof row.reason === 'string' && row.reason.length > 0).toBe(true);
+  });
+
+  it('--allow-rejects exits 0 with the same report', async () => {
+    const { frontier, seed } = fresh();
+    const result = await seed(
+      ['--pods', 'pod-a', '--allow-rejects', '--json'],
+      'https://ok.test/\nhttp://\n',
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ queued: 1, rejected: 1 });
+    expect(result.stderr).toMatch(/^line 2: SHARDLINE_ERR_URL_\w+: /m);
+    expect((await frontier.domainStats('ok.test')).queued).toBe(1);
+  });
+
+  it('refuses to seed when no pod can own the URLs, before queueing anything', async () => {
+    const { frontier, seed } = fresh();
+    const result = await seed(['https://orphan.test/']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^error: no crawler pod has registered .*--pods/);
+    expect((await frontier.domainStats('orphan.test')).queued).toBe(0);
+  });
+
+  it('uses the pods seen in the frontier when --pods is not given', async () => {
+    const { frontier, seed } = fresh();
+    expect((await seed(['--pods', 'pod-x', 'https://first.test/'])).code).toBe(0);
+    const result = await seed(['https://second.test/', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      queued: 1,
+      owners: 'pods seen in the frontier',
+    });
+    // The only pod seen is pod-x, so its due index holds both domains.
+    expect((await frontier.queuedDomainsOf('pod-x')).sort()).toEqual(['first.test', 'second.test']);
+  });
+
+  it('an unreadable --file is one error line and exit 1', async () => {
+    const { seed } = fresh();
+    const result = await seed(['--pods', 'pod-a', '--file', join(dir, 'missing.txt')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: cannot read ".*missing\.txt" \(ENOENT\)\n$/);
+  });
+});
