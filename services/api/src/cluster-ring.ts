@@ -3,7 +3,7 @@
  * changes, and its drawing: token ranges folded into a fixed number of arcs.
  */
 import { DEFAULT_VNODES, diffRings, HashRing } from '@shardline/ring';
-import type { ClusterMember, ClusterView, RingParams } from './cluster-view.js';
+import type { ClusterMember, ClusterView, MembershipSource, RingParams } from './cluster-view.js';
 import { ApiOptionsError, HttpError } from './errors.js';
 
 /** Options of {@link ClusterRing}. */
@@ -21,6 +21,8 @@ export interface ClusterSnapshot {
   members: ClusterMember[];
   epoch: number;
   params: RingParams;
+  /** Where the member list came from (see {@link MembershipSource}). */
+  source: MembershipSource;
   /** Ring of the alive members (possibly empty). */
   ring: HashRing;
   /** `Date.now()` when the snapshot was taken. */
@@ -48,8 +50,8 @@ export class ClusterRing {
   readonly #arcs = new Map<string, RingArc[]>();
 
   constructor(view: ClusterView, options: ClusterRingOptions = {}) {
-    if (typeof view?.members !== 'function' || typeof view.epoch !== 'function') {
-      throw new ApiOptionsError('cluster', view, 'a ClusterView (members(), epoch())');
+    if (typeof view?.read !== 'function') {
+      throw new ApiOptionsError('cluster', view, 'a ClusterView (read())');
     }
     const vnodes = options.vnodes ?? DEFAULT_VNODES;
     const seed = options.seed ?? 0;
@@ -108,11 +110,8 @@ export class ClusterRing {
   }
 
   async #load(): Promise<ClusterSnapshot> {
-    const [members, epoch, params] = await Promise.all([
-      this.#view.members(),
-      this.#view.epoch(),
-      this.#view.ringParams ? this.#view.ringParams() : Promise.resolve(this.#defaults),
-    ]);
+    const { members, epoch, params: published, source } = await this.#view.read();
+    const params = published ?? this.#defaults;
     members.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const live = members.filter((m) => m.alive).map((m) => ({ id: m.id, weight: m.weight }));
     const previous = this.#snapshot;
@@ -125,7 +124,7 @@ export class ClusterRing {
     const ring = same
       ? previous.ring
       : await HashRing.create(live, { vnodes: params.vnodes, seed: params.seed, epoch });
-    this.#snapshot = { members, epoch, params, ring, takenAtMs: Date.now() };
+    this.#snapshot = { members, epoch, params, source, ring, takenAtMs: Date.now() };
     return this.#snapshot;
   }
 }

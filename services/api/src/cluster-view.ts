@@ -1,8 +1,10 @@
 /**
- * The API's view of cluster membership, behind one small interface so the real pod
- * registry (`@shardline/membership`) can replace the interim view without touching routes.
+ * The API's view of cluster membership, behind one small interface so routes never know
+ * where the member list comes from: the pod registry (`@shardline/membership`, the
+ * default), a fixed list (`--pods`), or the pods the frontier has seen.
  */
-import type { FrontierKeys } from '@shardline/frontier';
+import { FrontierKeys } from '@shardline/frontier';
+import { MembershipReader } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 
 /** One pod as the membership sees it. */
@@ -10,10 +12,10 @@ export interface ClusterMember {
   id: string;
   /** Capacity weight (ring tokens = vnodes × weight). */
   weight: number;
-  /** Whether the pod's heartbeat is current. */
+  /** Whether the pod's session is current (its expiry is ahead of Redis time). */
   alive: boolean;
-  /** Redis time (ms) of the pod's last heartbeat, when the view knows it. */
-  lastHeartbeatMs?: number;
+  /** Redis time (ms) at which the pod's session expires unless renewed; registry only. */
+  sessionExpiresAtMs?: number;
 }
 
 /** Ring parameters every pod uses; published by the membership registry. */
@@ -22,14 +24,28 @@ export interface RingParams {
   seed: number;
 }
 
+/**
+ * Where a member list came from: `registry` (the pods' own registry), `frontier-pods`
+ * (no pod ever joined the registry, so the pods seen in the frontier counters stand in),
+ * `static` (a fixed list).
+ */
+export type MembershipSource = 'registry' | 'frontier-pods' | 'static';
+
+/** Membership at one moment. */
+export interface ClusterState {
+  /** Members of the current epoch, alive or not yet expired, any order. */
+  members: ClusterMember[];
+  /** Membership epoch; increases on every change (0 when the source has none). */
+  epoch: number;
+  /** Ring parameters the source publishes; `undefined` = the `ClusterRing`'s options. */
+  params?: RingParams;
+  source: MembershipSource;
+}
+
 /** A snapshot source of cluster membership. */
 export interface ClusterView {
-  /** Current members (alive or not yet expired), any order. */
-  members(): Promise<ClusterMember[]>;
-  /** Membership epoch; increases on every change. */
-  epoch(): Promise<number>;
-  /** Ring parameters, when the view knows them (else the server's `ringOptions` apply). */
-  ringParams?(): Promise<RingParams>;
+  /** The membership now (one read; `ClusterRing` caches it). */
+  read(): Promise<ClusterState>;
 }
 
 /** A fixed membership (tests, single-pod setups, `shardline api --pods a,b`). */
@@ -46,19 +62,20 @@ export class StaticClusterView implements ClusterView {
     this.#epoch = epoch;
   }
 
-  async members(): Promise<ClusterMember[]> {
-    return this.#members.map((m) => ({ ...m }));
-  }
-
-  async epoch(): Promise<number> {
-    return this.#epoch;
+  async read(): Promise<ClusterState> {
+    return {
+      members: this.#members.map((m) => ({ ...m })),
+      epoch: this.#epoch,
+      source: 'static',
+    };
   }
 }
 
 /**
- * Interim view until the membership registry exists: the pods the frontier has seen
- * (`<prefix>:pods`, one SMEMBERS bounded by the number of pods), weight 1 each. It knows
- * no heartbeats, so every pod is reported alive and the epoch is 0.
+ * The pods the frontier has seen (`<prefix>:pods`, one SMEMBERS bounded by the number of
+ * pods), weight 1 each. It knows no sessions, so every pod is reported alive and the
+ * epoch is 0. Stands in for the registry while no pod has ever joined it (crawlers that
+ * run without membership, e.g. a single `shardline crawl`).
  */
 export class FrontierPodsClusterView implements ClusterView {
   readonly #redis: Redis | Cluster;
@@ -69,12 +86,53 @@ export class FrontierPodsClusterView implements ClusterView {
     this.#keys = keys;
   }
 
-  async members(): Promise<ClusterMember[]> {
+  async read(): Promise<ClusterState> {
     const ids = (await this.#redis.smembers(this.#keys.pods())) as string[];
-    return ids.sort().map((id) => ({ id, weight: 1, alive: true }));
+    return {
+      members: ids.sort().map((id) => ({ id, weight: 1, alive: true })),
+      epoch: 0,
+      source: 'frontier-pods',
+    };
+  }
+}
+
+/**
+ * The pod registry (`MembershipReader`): the member list of the current epoch with each
+ * pod's weight, session expiry and liveness (Redis time), the epoch, and the stored ring
+ * parameters — the same inputs every crawler builds its ring from.
+ *
+ * While the registry has never been used (epoch 0, no members) it falls back to
+ * {@link FrontierPodsClusterView} and says so (`source: 'frontier-pods'`). Once any pod
+ * has joined (epoch > 0), an empty registry means every pod left: the view then reports
+ * no members rather than pods that may be long gone.
+ */
+export class RegistryClusterView implements ClusterView {
+  readonly #reader: MembershipReader;
+  readonly #fallback: FrontierPodsClusterView;
+
+  /** @param prefix key prefix shared by the frontier and the registry. @default 'sl' */
+  constructor(redis: Redis | Cluster, prefix = 'sl') {
+    this.#reader = new MembershipReader(redis, prefix);
+    this.#fallback = new FrontierPodsClusterView(redis, new FrontierKeys(prefix));
   }
 
-  async epoch(): Promise<number> {
-    return 0;
+  async read(): Promise<ClusterState> {
+    const [members, epoch, params] = await Promise.all([
+      this.#reader.members(),
+      this.#reader.epoch(),
+      this.#reader.ringParams(),
+    ]);
+    if (members.length === 0 && epoch === 0) return this.#fallback.read();
+    return {
+      members: members.map((m) => ({
+        id: m.id,
+        weight: m.weight,
+        alive: m.alive,
+        sessionExpiresAtMs: m.sessionExpiresAtMs,
+      })),
+      epoch,
+      params,
+      source: 'registry',
+    };
   }
 }

@@ -20,9 +20,9 @@ export interface ApiConfig {
   maxBodyBytes: number;
   /** `API_MAX_SEED_ITEMS`: most URLs in one `POST /v1/seeds`. @default 10000 */
   maxSeedItems: number;
-  /** `RING_VNODES`: ring tokens per unit weight, until membership publishes it. @default 8192 */
+  /** `RING_VNODES`: ring tokens per unit weight, while the registry holds none (no pod joined yet). @default 8192 */
   ringVnodes: number;
-  /** `RING_SEED`: ring token seed, until membership publishes it. @default 0 */
+  /** `RING_SEED`: ring token seed, while the registry holds none. @default 0 */
   ringSeed: number;
   /** `LOG_LEVEL`: pino level of the request log, or `silent`. @default 'info' */
   logLevel: string;

@@ -6,8 +6,11 @@ export {
 } from './cluster-ring.js';
 export {
   type ClusterMember,
+  type ClusterState,
   type ClusterView,
   FrontierPodsClusterView,
+  type MembershipSource,
+  RegistryClusterView,
   type RingParams,
   StaticClusterView,
 } from './cluster-view.js';

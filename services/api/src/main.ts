@@ -3,11 +3,11 @@
  * environment, connects to Redis and serves until SIGTERM/SIGINT.
  */
 import { pathToFileURL } from 'node:url';
-import { FrontierKeys, RedisFrontier } from '@shardline/frontier';
+import { RedisFrontier } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { ClusterRing } from './cluster-ring.js';
-import { type ClusterView, FrontierPodsClusterView } from './cluster-view.js';
+import { type ClusterView, RegistryClusterView } from './cluster-view.js';
 import { type ApiConfig, loadApiConfig } from './config.js';
 import { createApiServer } from './server.js';
 
@@ -20,8 +20,9 @@ export interface RunningApi {
 }
 
 /**
- * Connects, builds and listens. `view` defaults to the interim pods-from-counters view;
- * pass the membership registry's view once it exists.
+ * Connects, builds and listens. `view` defaults to the pod registry
+ * ({@link RegistryClusterView} under `config.keyPrefix`); pass a `StaticClusterView` for a
+ * fixed membership.
  */
 export async function startApi(config: ApiConfig, view?: ClusterView): Promise<RunningApi> {
   // Fail a command after one reconnect attempt, so a Redis outage answers 503 quickly
@@ -30,13 +31,10 @@ export async function startApi(config: ApiConfig, view?: ClusterView): Promise<R
   redis.on('error', () => {
     // Reported through /readyz and 503 answers; ioredis reconnects by itself.
   });
-  const cluster = new ClusterRing(
-    view ?? new FrontierPodsClusterView(redis, new FrontierKeys(config.keyPrefix)),
-    {
-      vnodes: config.ringVnodes,
-      seed: config.ringSeed,
-    },
-  );
+  const cluster = new ClusterRing(view ?? new RegistryClusterView(redis, config.keyPrefix), {
+    vnodes: config.ringVnodes,
+    seed: config.ringSeed,
+  });
   const frontier = new RedisFrontier({ redis, ownerOf: cluster.ownerOf, prefix: config.keyPrefix });
   const server = await createApiServer({
     redis,

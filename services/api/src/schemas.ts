@@ -61,11 +61,20 @@ export const domainParam = {
   description: 'registrable domain (the shard key), e.g. example.com',
 } as const;
 
+/** Where the member list came from; see `MembershipSource` in `src/cluster-view.ts`. */
+const membership = {
+  type: 'string',
+  enum: ['registry', 'frontier-pods', 'static'],
+  description:
+    "registry: the pods' registry; frontier-pods: no pod ever joined the registry, so the pods seen in the frontier counters stand in (all reported alive, weight 1, epoch 0); static: a fixed list",
+} as const;
+
 export const statsResponse = {
   type: 'object',
   required: [
     'timeMs',
     'epoch',
+    'membership',
     'pods',
     'livePods',
     'domains',
@@ -80,6 +89,7 @@ export const statsResponse = {
   properties: {
     timeMs: { type: 'integer', description: 'API server clock when read (ms since epoch)' },
     epoch: integer,
+    membership,
     pods: integer,
     livePods: integer,
     domains: { ...integer, description: 'domains in the frontier index' },
@@ -107,9 +117,10 @@ const sampleSchema = {
 
 export const podsResponse = {
   type: 'object',
-  required: ['epoch', 'pods', 'sample'],
+  required: ['epoch', 'membership', 'pods', 'sample'],
   properties: {
     epoch: integer,
+    membership,
     sample: sampleSchema,
     pods: {
       type: 'array',
@@ -120,7 +131,7 @@ export const podsResponse = {
           'member',
           'alive',
           'weight',
-          'lastHeartbeatMs',
+          'sessionExpiresAtMs',
           'tokens',
           'keyspaceShare',
           'dueHosts',
@@ -132,7 +143,11 @@ export const podsResponse = {
           member: { type: 'boolean', description: 'in the current membership' },
           alive: { type: 'boolean' },
           weight: count,
-          lastHeartbeatMs: { type: ['integer', 'null'] },
+          sessionExpiresAtMs: {
+            type: ['integer', 'null'],
+            description:
+              'Redis time (ms) the registry session expires unless renewed; null outside the registry',
+          },
           tokens: integer,
           keyspaceShare: count,
           dueHosts: { ...integer, description: "hosts in the pod's due index (exact)" },
@@ -162,6 +177,7 @@ export const ringResponse = {
   type: 'object',
   required: [
     'epoch',
+    'membership',
     'vnodes',
     'seed',
     'fingerprint',
@@ -173,6 +189,7 @@ export const ringResponse = {
   ],
   properties: {
     epoch: integer,
+    membership,
     vnodes: integer,
     seed: integer,
     fingerprint: { type: 'string' },

@@ -5,6 +5,7 @@
 import type { DeadLetter, DomainStats, RedisFrontier } from '@shardline/frontier';
 import type { Cluster, Redis } from 'ioredis';
 import type { ClusterRing, ClusterSnapshot, RingArc } from './cluster-ring.js';
+import type { MembershipSource } from './cluster-view.js';
 import {
   decodeListCursor,
   decodeScoreCursor,
@@ -27,7 +28,8 @@ export interface PodView {
   member: boolean;
   alive: boolean;
   weight: number;
-  lastHeartbeatMs: number | null;
+  /** Redis time (ms) at which the pod's registry session expires; `null` outside the registry. */
+  sessionExpiresAtMs: number | null;
   tokens: number;
   keyspaceShare: number;
   /** Hosts in the pod's due index (ZCARD, exact). */
@@ -99,6 +101,7 @@ export class StatsReader {
     return {
       timeMs: Date.now(),
       epoch: snapshot.epoch,
+      membership: snapshot.source,
       pods: snapshot.members.length,
       livePods: snapshot.members.filter((m) => m.alive).length,
       domains,
@@ -141,7 +144,12 @@ export class StatsReader {
   }
 
   /** Members plus pods that have counters but left the membership. */
-  async pods(): Promise<{ epoch: number; pods: PodView[]; sample: DomainSampleInfo }> {
+  async pods(): Promise<{
+    epoch: number;
+    membership: MembershipSource;
+    pods: PodView[];
+    sample: DomainSampleInfo;
+  }> {
     const snapshot = await this.#cluster.snapshot();
     const keys = this.#frontier.keys;
     const known = (await this.#redis.smembers(keys.pods())) as string[];
@@ -164,7 +172,7 @@ export class StatsReader {
         member: m !== undefined,
         alive: m?.alive ?? false,
         weight: m?.weight ?? 0,
-        lastHeartbeatMs: m?.lastHeartbeatMs ?? null,
+        sessionExpiresAtMs: m?.sessionExpiresAtMs ?? null,
         tokens: tokensOf(snapshot, id),
         keyspaceShare: shares.get(id) ?? 0,
         dueHosts,
@@ -172,7 +180,7 @@ export class StatsReader {
         counters,
       };
     });
-    return { epoch: snapshot.epoch, pods, sample: owned.info };
+    return { epoch: snapshot.epoch, membership: snapshot.source, pods, sample: owned.info };
   }
 
   /** The ring: parameters, each member's tokens and shares, and arcs to draw. */
@@ -184,6 +192,7 @@ export class StatsReader {
     const arcs: RingArc[] = this.#cluster.arcs(ring, resolution);
     return {
       epoch: snapshot.epoch,
+      membership: snapshot.source,
       vnodes: snapshot.params.vnodes,
       seed: snapshot.params.seed,
       fingerprint: ring.fingerprint,

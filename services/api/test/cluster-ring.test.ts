@@ -1,7 +1,12 @@
 import { HashRing } from '@shardline/ring';
 import { describe, expect, it } from 'vitest';
 import { ClusterRing } from '../src/cluster-ring.js';
-import { type ClusterMember, type ClusterView, StaticClusterView } from '../src/cluster-view.js';
+import {
+  type ClusterMember,
+  type ClusterState,
+  type ClusterView,
+  StaticClusterView,
+} from '../src/cluster-view.js';
 import { ApiOptionsError, HttpError } from '../src/errors.js';
 
 class CountingView implements ClusterView {
@@ -10,12 +15,9 @@ class CountingView implements ClusterView {
   constructor(list: ClusterMember[]) {
     this.list = list;
   }
-  async members() {
+  async read(): Promise<ClusterState> {
     this.calls++;
-    return this.list.map((m) => ({ ...m }));
-  }
-  async epoch() {
-    return this.calls;
+    return { members: this.list.map((m) => ({ ...m })), epoch: this.calls, source: 'static' };
   }
 }
 

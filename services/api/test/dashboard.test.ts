@@ -61,7 +61,10 @@ describe('dashboard', () => {
     expect(await page.locator('#ring-legend li').allTextContents()).toHaveLength(2);
     expect(await page.locator('#ring-center').textContent()).toBe('2 pods');
 
-    // Pods table: owned domains per pod as seeded, fetched counts as completed.
+    // Pods table: where membership comes from, owned domains per pod as seeded, fetched counts.
+    expect(await page.locator('#pods-membership').textContent()).toBe(
+      'Fixed membership (--pods), epoch 0.',
+    );
     for (const pod of PODS) {
       const cells = await page
         .locator(`#pods-table tbody tr[data-pod="${pod}"] td`)

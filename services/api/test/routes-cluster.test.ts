@@ -44,6 +44,7 @@ describe('GET /v1/pods', () => {
     expect(status).toBe(200);
     expectSchema(podsResponse, body);
     expect(body.pods.map((p: { id: string }) => p.id)).toEqual(PODS);
+    expect(body.membership).toBe('static');
     expect(body.sample.exact).toBe(true);
     for (const pod of body.pods) {
       expect(pod.counters.fetched ?? 0).toBe(fx.fetchedBy.get(pod.id));
@@ -52,6 +53,7 @@ describe('GET /v1/pods', () => {
       expect(pod.ownedDomains).toBe(owned);
       expect(pod.keyspaceShare).toBeCloseTo(fx.ring.shares().get(pod.id)!, 12);
       expect(pod.tokens).toBe(8192);
+      expect(pod.sessionExpiresAtMs).toBeNull(); // a fixed list has no sessions
     }
   });
 });

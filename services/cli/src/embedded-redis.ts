@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
+import { CliError, CliErrorCode } from './errors.js';
 
 /** Options of {@link startEmbeddedRedis}. */
 export interface EmbeddedRedisOptions {
@@ -32,13 +33,22 @@ export interface EmbeddedRedis {
   stop(): Promise<void>;
 }
 
-/** Why the embedded Redis could not start. */
-export class EmbeddedRedisError extends Error {
-  override readonly name = 'EmbeddedRedisError';
-  readonly code = 'SHARDLINE_ERR_CLI_REDIS';
+/** Why the embedded Redis could not start: a {@link CliError} with code `REDIS`. */
+function startError(message: string): CliError {
+  return new CliError(CliErrorCode.REDIS, message);
 }
 
 const PORT_FILE = 'redis.port';
+
+/**
+ * The embedded Redis that `startEmbeddedRedis` recorded in `dataDir` (its port file), or
+ * `undefined` when there is none. Whether it still answers is for the caller to find out
+ * (connecting tells why it does not; a missing file cannot).
+ */
+export function findEmbeddedRedis(dataDir: string): { url: string; port: number } | undefined {
+  const port = readPort(join(resolve(dataDir), PORT_FILE));
+  return port === undefined ? undefined : { url: `redis://127.0.0.1:${port}`, port };
+}
 
 /** Starts (or reuses) the embedded Redis of `dataDir`. */
 export async function startEmbeddedRedis(
@@ -47,9 +57,9 @@ export async function startEmbeddedRedis(
   const dataDir = resolve(options.dataDir ?? './.shardline/redis');
   mkdirSync(dataDir, { recursive: true });
   const portFile = join(dataDir, PORT_FILE);
-  const known = readPort(portFile);
-  if (known !== undefined && (await ping(known, 500))) {
-    return handle(dataDir, known, undefined);
+  const known = findEmbeddedRedis(dataDir);
+  if (known !== undefined && (await ping(known.port, 500))) {
+    return handle(dataDir, known.port, undefined);
   }
   const port = options.port || (await freePort());
   const executable = options.executable ?? 'redis-server';
@@ -81,15 +91,15 @@ export async function startEmbeddedRedis(
     child.once('error', (error: NodeJS.ErrnoException) => {
       resolveExit(
         error.code === 'ENOENT'
-          ? new EmbeddedRedisError(
+          ? startError(
               `${executable} not found on PATH: install Redis (e.g. apt-get install redis-server) or set REDIS_URL`,
             )
-          : new EmbeddedRedisError(`cannot start ${executable}: ${error.message}`),
+          : startError(`cannot start ${executable}: ${error.message}`),
       );
     });
     child.once('exit', (code) => {
       resolveExit(
-        new EmbeddedRedisError(
+        startError(
           `${executable} exited with status ${code} before answering: ${stderr.trim().split('\n').pop() ?? ''}`,
         ),
       );
@@ -107,7 +117,7 @@ export async function startEmbeddedRedis(
   if (first instanceof Error) throw first;
   if (!first) {
     child.kill('SIGKILL');
-    throw new EmbeddedRedisError(`${executable} did not answer PING on port ${port}`);
+    throw startError(`${executable} did not answer PING on port ${port}`);
   }
   writeFileSync(portFile, `${port}\n`);
   // A parent that exits without stop() still takes its child down (the AOF keeps the data).

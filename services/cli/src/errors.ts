@@ -1,21 +1,37 @@
-/** Stable error codes of the `shardline` command; callers branch on these, never on messages. */
+/**
+ * The errors of the `shardline` command: one class ({@link CliError}) with a stable code
+ * ({@link CliErrorCode}); callers branch on `code`, never on messages. `run` prints each as
+ * one `error: …` line on stderr (no stack) and exits with its `exitCode`.
+ */
+
+/** Stable error codes of the `shardline` command (rows in `docs/errors.md`). */
 export const CliErrorCode = {
   /** An option or argument is missing, malformed or contradicts another (exit status 2). */
   USAGE: 'SHARDLINE_ERR_CLI_USAGE',
   /** Some input lines could not be used; the good ones were still processed (exit status 1). */
   INPUT: 'SHARDLINE_ERR_CLI_INPUT',
-  /** A file named on the command line cannot be read (exit status 1). */
+  /** A file named on the command line cannot be read or written (exit status 1). */
   IO: 'SHARDLINE_ERR_CLI_IO',
+  /** The embedded `redis-server` of `shardline crawl` could not start (exit status 1). */
+  REDIS: 'SHARDLINE_ERR_CLI_REDIS',
+  /** Redis did not answer (refused, timed out, closed), or none is configured (exit status 1). */
+  REDIS_UNREACHABLE: 'SHARDLINE_ERR_CLI_REDIS_UNREACHABLE',
+  /** The command needs something the frontier does not provide yet (exit status 1). */
+  UNSUPPORTED: 'SHARDLINE_ERR_CLI_UNSUPPORTED',
+  /** The frontier never saw the domain named on the command line (exit status 1). */
+  UNKNOWN_DOMAIN: 'SHARDLINE_ERR_CLI_UNKNOWN_DOMAIN',
+  /** No live pod can own new URLs and no `--pods` was given (exit status 1). */
+  NO_PODS: 'SHARDLINE_ERR_CLI_NO_PODS',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
 
-/** Exit statuses: 0 success, 1 failed (bad input, unreadable file), 2 usage error. */
+/** Exit statuses: 0 success, 1 failed, 2 usage error, 70 internal error. */
 export const ExitCode = { OK: 0, FAILED: 1, USAGE: 2, INTERNAL: 70 } as const;
 
 /**
- * An error the user caused. `run` prints its message as one line on stderr (no stack) and
- * exits with `exitCode`.
+ * An error the user or the environment caused (not a bug). `run` prints its message as one
+ * line on stderr (no stack) and exits with `exitCode`: 2 for `USAGE`, else 1.
  */
 export class CliError extends Error {
   override readonly name = 'CliError';

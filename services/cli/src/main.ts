@@ -12,7 +12,6 @@ import { registerStatsCommands } from './commands/stats.js';
 import { loadConfig } from './config.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
-import { CommandError } from './lib/command-error.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -77,7 +76,7 @@ export async function run(
       // Commander has already printed its one-line message (or the help / version).
       return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
     }
-    if (error instanceof CliError || error instanceof CommandError) {
+    if (error instanceof CliError) {
       ctx.stderr.write(`error: ${error.message}\n`);
       return error.exitCode;
     }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmbeddedRedis } from '../src/embedded-redis.js';
+import { findEmbeddedRedis, startEmbeddedRedis } from '../src/embedded-redis.js';
+import { CliError } from '../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sl-embedded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -11,9 +12,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('startEmbeddedRedis', () => {
   it('starts redis-server with AOF in the data dir, is reused by a second start, and keeps data', async () => {
     const dataDir = join(dir, 'redis');
+    expect(findEmbeddedRedis(dataDir)).toBeUndefined();
     const first = await startEmbeddedRedis({ dataDir });
     expect(first.started).toBe(true);
     expect(Number(readFileSync(join(dataDir, 'redis.port'), 'utf8'))).toBe(first.port);
+    expect(findEmbeddedRedis(dataDir)).toEqual({ url: first.url, port: first.port });
     const second = await startEmbeddedRedis({ dataDir });
     expect(second).toMatchObject({ started: false, port: first.port });
     const client = new Redis(first.url);
@@ -23,6 +26,7 @@ describe('startEmbeddedRedis', () => {
     await second.stop(); // not its server: a no-op
     await first.stop();
     expect(existsSync(join(dataDir, 'redis.port'))).toBe(false);
+    expect(findEmbeddedRedis(dataDir)).toBeUndefined();
     const third = await startEmbeddedRedis({ dataDir });
     const again = new Redis(third.url);
     expect(await again.get('k')).toBe('v');
@@ -31,9 +35,13 @@ describe('startEmbeddedRedis', () => {
   });
 
   it('fails with one clear line when redis-server is missing', async () => {
-    await expect(
-      startEmbeddedRedis({ dataDir: join(dir, 'missing'), executable: 'no-such-redis-server' }),
-    ).rejects.toMatchObject({
+    const failed = startEmbeddedRedis({
+      dataDir: join(dir, 'missing'),
+      executable: 'no-such-redis-server',
+    });
+    await expect(failed).rejects.toBeInstanceOf(CliError);
+    await expect(failed).rejects.toMatchObject({
+      exitCode: 1,
       code: 'SHARDLINE_ERR_CLI_REDIS',
       message: expect.stringMatching(/not found on PATH/),
     });

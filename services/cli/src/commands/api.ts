@@ -26,10 +26,7 @@ export function registerApiCommand(program: Command): void {
     .addOption(new Option('--host <address>', 'address to bind (default: API_HOST or 127.0.0.1)'))
     .addOption(new Option('--port <n>', 'port (default: API_PORT or 8080)').argParser(port))
     .addOption(
-      new Option(
-        '--pods <ids>',
-        'fixed membership, comma-separated (default: pods seen in the frontier counters)',
-      ),
+      new Option('--pods <ids>', 'fixed membership, comma-separated (default: the pod registry)'),
     )
     .action(async (flags: ApiFlags) => {
       const config = loadApiConfig();

@@ -186,11 +186,8 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
   const redisUrl = flags.redisUrl ?? config.redisUrl;
   let embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | undefined;
   if (!redisUrl) {
-    try {
-      embedded = await startEmbeddedRedis({ dataDir: flags.dataDir, port: flags.redisPort ?? 0 });
-    } catch (error) {
-      throw new CliError(CliErrorCode.IO, (error as Error).message);
-    }
+    // Fails with a one-line CliError (SHARDLINE_ERR_CLI_REDIS).
+    embedded = await startEmbeddedRedis({ dataDir: flags.dataDir, port: flags.redisPort ?? 0 });
     logger.info(
       { url: embedded.url, dataDir: embedded.dataDir, reused: !embedded.started },
       'embedded redis',

@@ -6,7 +6,7 @@
 import { DOMAIN_SORTS, type DomainSort } from '@shardline/api';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context.js';
-import { CommandError, CommandErrorCode } from '../lib/command-error.js';
+import { CliError, CliErrorCode } from '../errors.js';
 import { readDomainDetail } from '../lib/domain-detail.js';
 import { writeJson } from '../lib/json-output.js';
 import { integerIn } from '../lib/parse.js';
@@ -56,8 +56,8 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
       .option('--json', 'print one JSON document'),
   ).action(async (flags: DomainsFlags) => {
     if (flags.sort !== 'depth') {
-      throw new CommandError(
-        CommandErrorCode.UNSUPPORTED,
+      throw new CliError(
+        CliErrorCode.UNSUPPORTED,
         `--sort ${flags.sort} needs a per-domain ${flags.sort} index (a sorted set like <prefix>:domains:${flags.sort}) that the frontier does not keep yet; --sort depth works`,
       );
     }

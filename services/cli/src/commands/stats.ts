@@ -4,9 +4,10 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { redisNowMs } from '../lib/domain-detail.js';
 import { writeJson } from '../lib/json-output.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
-import { formatPairs, formatTable, percent } from '../lib/table.js';
+import { formatPairs, formatTable, percent, relative } from '../lib/table.js';
 
 interface ReadFlags extends SessionFlags {
   json?: boolean;
@@ -30,6 +31,7 @@ export function registerStatsCommands(program: Command, ctx: CliContext): void {
       ctx.stdout.write(
         formatPairs([
           ['pods', `${stats.pods} (${stats.livePods} live)`],
+          ['membership', stats.membership],
           ['epoch', stats.epoch],
           ['domains', stats.domains],
           ['queued', stats.queued],
@@ -52,19 +54,30 @@ export function registerStatsCommands(program: Command, ctx: CliContext): void {
       )
       .option('--json', 'print one JSON document'),
   ).action(async (flags: ReadFlags) => {
-    await withSession(flags, async ({ reader, ownership }) => {
+    await withSession(flags, async ({ reader, ownership, redis }) => {
       const view = await reader.pods();
-      if (flags.json) return writeJson(ctx.stdout, { ...view, membership: ownership.source });
+      if (flags.json) return writeJson(ctx.stdout, view);
       if (view.pods.length === 0) {
-        ctx.stdout.write('no pods: no crawler pod has registered in this frontier yet\n');
+        ctx.stdout.write(
+          view.membership === 'registry'
+            ? `no pods: every pod has left the registry (epoch ${view.epoch})\n`
+            : 'no pods: no crawler pod has registered in this frontier yet\n',
+        );
         return;
       }
+      const nowMs = await redisNowMs(redis);
       ctx.stdout.write(
         formatTable(view.pods, [
           { header: 'pod', cell: (p) => p.id },
           { header: 'member', cell: (p) => p.member },
           { header: 'alive', cell: (p) => p.alive },
           { header: 'weight', cell: (p) => p.weight },
+          {
+            header: 'session expires',
+            // Relative to Redis time, the clock the registry expires sessions by.
+            cell: (p) =>
+              p.sessionExpiresAtMs === null ? '-' : relative(p.sessionExpiresAtMs, nowMs),
+          },
           { header: 'tokens', cell: (p) => p.tokens },
           { header: 'keyspace', cell: (p) => percent(p.keyspaceShare), align: 'right' },
           { header: 'due hosts', cell: (p) => p.dueHosts },

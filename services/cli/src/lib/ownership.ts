@@ -1,45 +1,72 @@
 /**
- * Who owns a domain, as the CLI sees it. Interim, like the API's: the ring over the pods
- * the frontier has seen (`<prefix>:pods`), or a fixed `--pods a,b` list. This is the one
- * function to swap for the membership registry (`@shardline/membership`) once it publishes
- * members, weights and ring parameters.
+ * Who owns a domain, as the CLI sees it: the ring the running crawlers build, read from
+ * the pod registry (`@shardline/membership`, through the API's `RegistryClusterView`): its
+ * live members, their weights, and the stored vnodes and seed. `--pods a,b` replaces it
+ * with a fixed list. While no pod has ever joined the registry, the pods seen in the
+ * frontier counters stand in (as in the API), so a crawler that runs without membership
+ * still gets its URLs.
  */
 import {
   ClusterRing,
+  type ClusterSnapshot,
   type ClusterView,
-  FrontierPodsClusterView,
+  type MembershipSource,
+  RegistryClusterView,
   StaticClusterView,
 } from '@shardline/api';
-import { FrontierKeys } from '@shardline/frontier';
 import type { Cluster, Redis } from 'ioredis';
-import { CommandError, CommandErrorCode } from './command-error.js';
+import { CliError, CliErrorCode } from '../errors.js';
 
 /** Options of {@link resolveOwnership}. */
 export interface OwnershipOptions {
-  /** Frontier key prefix. */
+  /** Key prefix of the frontier and the registry. */
   prefix: string;
-  /** Fixed membership (`--pods`); otherwise the pods the frontier has seen. */
+  /** Fixed membership (`--pods`); otherwise the registry. */
   pods?: readonly string[];
-  /** Ring tokens per unit weight. @default 8192 (the ring's default) */
+  /** Ring tokens per unit weight when the registry stores none. @default 8192 */
   vnodes?: number;
-  /** Ring token seed. @default 0 */
+  /** Ring token seed when the registry stores none. @default 0 */
   seed?: number;
 }
 
-/** The ring the CLI reasons with, and where its members came from. */
+/** The ring the CLI uses, and where its members came from. */
 export interface Ownership {
   cluster: ClusterRing;
-  /** `'--pods'` or `'pods seen in the frontier'`. */
+  /** The membership snapshot the ring was built from (one per command). */
+  snapshot: ClusterSnapshot;
+  /** Machine-readable origin of the members (as the API's `membership` field). */
+  membership: MembershipSource;
+  /** The same for people: `'--pods'`, `'registry'` or `'pods seen in the frontier'`. */
   source: string;
-  /** Alive members of the ring, sorted. */
+  /** Members on the ring (the live ones), sorted. */
   pods: string[];
   /**
-   * The owner of a domain. Throws a {@link CommandError} (`NO_PODS`) when the ring is
-   * empty, since a URL queued for nobody would never be claimed.
+   * The owner of a domain. Throws the `NO_PODS` {@link CliError} when the ring is empty,
+   * since a URL queued for nobody would never be claimed.
    */
   ownerOf(domain: string): string;
-  /** Throws the `NO_PODS` {@link CommandError} when the ring is empty. */
+  /** Throws the `NO_PODS` {@link CliError} when the ring is empty. */
   requirePods(): void;
+}
+
+const SOURCE_TEXT: Record<MembershipSource, string> = {
+  static: '--pods',
+  registry: 'registry',
+  'frontier-pods': 'pods seen in the frontier',
+};
+
+/** Why nobody can own new URLs, as one line that says what to do. */
+function noPodsMessage(snapshot: ClusterSnapshot): string {
+  const remedy =
+    'start a pod first (`shardline crawl`), or pass --pods <ids> with the pod ids that will crawl';
+  if (snapshot.source === 'frontier-pods') {
+    return `no crawler pod has registered in this frontier yet, so new URLs have no owner: ${remedy} (e.g. --pods "$(hostname)" for a local \`shardline crawl\`)`;
+  }
+  if (snapshot.members.length === 0) {
+    return `no crawler pod is live in the registry (epoch ${snapshot.epoch}: every pod has left), so new URLs have no owner: ${remedy}`;
+  }
+  const ids = snapshot.members.map((m) => m.id).join(', ');
+  return `no crawler pod is live in the registry: the session of every member (${ids}) has expired, so new URLs have no owner: ${remedy}`;
 }
 
 /** Builds the ring the CLI uses for owners (see the module comment). */
@@ -50,7 +77,7 @@ export async function resolveOwnership(
   const fixed = options.pods !== undefined && options.pods.length > 0;
   const view: ClusterView = fixed
     ? new StaticClusterView([...(options.pods ?? [])])
-    : new FrontierPodsClusterView(redis, new FrontierKeys(options.prefix));
+    : new RegistryClusterView(redis, options.prefix);
   // refreshMs: a CLI run is short; one snapshot serves the whole command.
   const cluster = new ClusterRing(view, {
     vnodes: options.vnodes,
@@ -58,20 +85,17 @@ export async function resolveOwnership(
     refreshMs: Number.MAX_SAFE_INTEGER,
   });
   const snapshot = await cluster.snapshot();
-  const pods = snapshot.members.filter((m) => m.alive).map((m) => m.id);
-  const source = fixed ? '--pods' : 'pods seen in the frontier';
   const requirePods = (): void => {
     if (snapshot.ring.size === 0) {
-      throw new CommandError(
-        CommandErrorCode.NO_PODS,
-        'no crawler pod has registered in this frontier yet, so new URLs have no owner: start a pod first (`shardline crawl`), or pass --pods <ids> with the pod ids that will crawl (e.g. --pods "$(hostname)" for a local `shardline crawl`)',
-      );
+      throw new CliError(CliErrorCode.NO_PODS, noPodsMessage(snapshot));
     }
   };
   return {
     cluster,
-    source,
-    pods,
+    snapshot,
+    membership: snapshot.source,
+    source: SOURCE_TEXT[snapshot.source],
+    pods: [...snapshot.ring.ids()],
     requirePods,
     // A plain closure: the frontier calls it detached from this object.
     ownerOf: (domain: string): string => {

@@ -6,12 +6,12 @@
  * Order: `--redis URL`, `--redis-cluster host:port,…`, `REDIS_URL`, `REDIS_CLUSTER_NODES`,
  * then the embedded Redis that `shardline crawl` started (its port file in `--data-dir`).
  */
-import { readFileSync } from 'node:fs';
 import { Socket } from 'node:net';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { usageError } from '../errors.js';
-import { CommandError, CommandErrorCode } from './command-error.js';
+import type { CliConfig } from '../config.js';
+import { findEmbeddedRedis } from '../embedded-redis.js';
+import { CliError, CliErrorCode, usageError } from '../errors.js';
 
 /** Flags every Redis-backed command accepts. */
 export interface RedisFlags {
@@ -20,12 +20,8 @@ export interface RedisFlags {
   dataDir?: string;
 }
 
-/** What the environment says (read once, in {@link loadRedisEnv}). */
-export interface RedisEnv {
-  redisUrl?: string;
-  clusterNodes?: string;
-  keyPrefix?: string;
-}
+/** What the environment says about Redis (read by `loadConfig` in `src/config.ts`). */
+export type RedisEnv = Pick<CliConfig, 'redisUrl' | 'clusterNodes'>;
 
 /** A resolved target: a URL for a single server, or cluster seed nodes. */
 export type RedisTarget =
@@ -49,16 +45,6 @@ export interface RedisConnection {
 }
 
 const DEFAULT_DATA_DIR = './.shardline/redis';
-
-/** The only place the Redis-backed commands read `process.env`. */
-export function loadRedisEnv(env: NodeJS.ProcessEnv = process.env): RedisEnv {
-  const pick = (name: string) => env[name]?.trim() || undefined;
-  return {
-    redisUrl: pick('REDIS_URL'),
-    clusterNodes: pick('REDIS_CLUSTER_NODES'),
-    keyPrefix: pick('KEY_PREFIX'),
-  };
-}
 
 /** Parses `host:port,host:port` (a bare `host` means port 6379). */
 export function parseClusterNodes(text: string, what: string): { host: string; port: number }[] {
@@ -105,27 +91,14 @@ export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarge
     return { kind: 'cluster', nodes, source: 'REDIS_CLUSTER_NODES' };
   }
   const dataDir = resolve(flags.dataDir ?? DEFAULT_DATA_DIR);
-  const port = embeddedPort(dataDir);
-  if (port === undefined) {
-    throw new CommandError(
-      CommandErrorCode.REDIS_UNREACHABLE,
+  const embedded = findEmbeddedRedis(dataDir);
+  if (embedded === undefined) {
+    throw new CliError(
+      CliErrorCode.REDIS_UNREACHABLE,
       `no Redis configured: pass --redis redis://host:port (or REDIS_URL), --redis-cluster host:port,… (or REDIS_CLUSTER_NODES), or start one with \`shardline crawl\` (no embedded Redis found in ${dataDir})`,
     );
   }
-  return { kind: 'single', url: `redis://127.0.0.1:${port}`, source: `embedded (${dataDir})` };
-}
-
-/**
- * The port the embedded Redis of `dataDir` wrote (`redis.port`, see `embedded-redis.ts`);
- * whether it still answers is found out by connecting.
- */
-function embeddedPort(dataDir: string): number | undefined {
-  try {
-    const port = Number(readFileSync(join(dataDir, 'redis.port'), 'utf8').trim());
-    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
-  } catch {
-    return undefined;
-  }
+  return { kind: 'single', url: embedded.url, source: `embedded (${dataDir})` };
 }
 
 /** A URL without its password, for messages. */
@@ -174,9 +147,9 @@ function probe(
 }
 
 /** The one-line error for a Redis that does not answer. */
-export function unreachable(label: string, error: unknown): CommandError {
-  return new CommandError(
-    CommandErrorCode.REDIS_UNREACHABLE,
+export function unreachable(label: string, error: unknown): CliError {
+  return new CliError(
+    CliErrorCode.REDIS_UNREACHABLE,
     `cannot reach Redis at ${label}: ${reasonOf(error)}`,
   );
 }

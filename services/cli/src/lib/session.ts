@@ -8,14 +8,13 @@ import { HttpError, StatsReader } from '@shardline/api';
 import { RedisFrontier } from '@shardline/frontier';
 import { type Command, Option } from 'commander';
 import type { Cluster, Redis } from 'ioredis';
-import { usageError } from '../errors.js';
-import { CommandError, CommandErrorCode } from './command-error.js';
+import { loadConfig } from '../config.js';
+import { CliError, CliErrorCode, usageError } from '../errors.js';
 import { type Ownership, resolveOwnership } from './ownership.js';
 import { podList } from './parse.js';
 import {
   connectRedis,
   isConnectionError,
-  loadRedisEnv,
   type RedisFlags,
   resolveRedisTarget,
   unreachable,
@@ -57,34 +56,34 @@ export function withConnectionOptions(command: Command): Command {
     .addOption(
       new Option(
         '--pods <ids>',
-        'owner pods, comma-separated (default: the pods seen in the frontier)',
+        'owner pods, comma-separated (default: the live pods of the registry)',
       ).argParser(podList),
     );
 }
 
-/** Maps the errors a session can raise to one-line command errors. */
+/** Maps the errors a session can raise to one-line `CliError`s. */
 export function toCommandError(error: unknown, label: string): unknown {
-  if (error instanceof CommandError) return error;
+  if (error instanceof CliError) return error;
   if (isConnectionError(error)) return unreachable(label, error);
   if (error instanceof HttpError) {
     if (error.code === 'SHARDLINE_ERR_API_UNKNOWN_DOMAIN') {
-      return new CommandError(CommandErrorCode.UNKNOWN_DOMAIN, error.message);
+      return new CliError(CliErrorCode.UNKNOWN_DOMAIN, error.message);
     }
     if (error.code === 'SHARDLINE_ERR_API_CURSOR') return usageError(`--cursor: ${error.message}`);
-    return new CommandError(CommandErrorCode.UNSUPPORTED, error.message);
+    return new CliError(CliErrorCode.UNSUPPORTED, error.message);
   }
   return error;
 }
 
 /**
  * Opens a session, runs `body`, and closes it whatever happens; errors come back as
- * one-line command errors (see {@link toCommandError}).
+ * one-line `CliError`s (see {@link toCommandError}).
  */
 export async function withSession<T>(
   flags: SessionFlags,
   body: (session: Session) => Promise<T>,
 ): Promise<T> {
-  const env = loadRedisEnv();
+  const env = loadConfig();
   const target = resolveRedisTarget(flags, env);
   const connection = await connectRedis(target);
   try {
