@@ -8,16 +8,19 @@
                                 hence same slot, as KEYS[1])
   ARGV[1] cap          most URLs queued in the domain at once; 0 = no cap
   ARGV[2] default concurrency per host (used when a host has no own `c`)
-  ARGV[3..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
+  ARGV[3] accept cap   most URLs ever accepted in the domain (its `enq` counter) over the
+                       crawl; 0 = no cap. Checked here, so concurrent enqueuers of any
+                       number of pods can never overshoot it.
+  ARGV[4..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
             (integer), entry ("<depth>,<attempt>,<metaLen>,<meta><url>")
 
   Returns { statuses, queuedInDomain, host1, seq1, score1, host2, ... }
     statuses: one character per URL in order: 'q' queued, 'd' duplicate (already seen,
-    including earlier in this batch), 'c' over the domain cap (not marked seen, so it can
-    be enqueued again later); then for every host that got a URL its new scheduling seq
+    including earlier in this batch), 'c' over the domain's queue cap (not marked seen, so
+    it can be enqueued again later), 'a' over the accept cap (not marked seen either); then for every host that got a URL its new scheduling seq
     and due-index score ('park' | ms | 'inf').
   Side effects: seen buckets (may split one), host lists/levels/state, domain counters
-  q, seen, enq, dup, cap.
+  q, seen, enq, dup, cap (both caps).
 ]]
 --@include "time"
 --@include "host"
@@ -26,7 +29,10 @@
 local dkey, hosts_key, root = KEYS[1], KEYS[2], KEYS[3]
 local cap = tonumber(ARGV[1])
 local default_conc = tonumber(ARGV[2])
-local queued = tonumber(redis.call('HGET', dkey, 'q') or '0')
+local accept_cap = tonumber(ARGV[3])
+local dv = redis.call('HMGET', dkey, 'q', 'enq')
+local queued = tonumber(dv[1] or '0')
+local accepted = tonumber(dv[2] or '0')
 local st = seen_state(dkey)
 local out = {}
 -- Accepted entries are buffered per host and level and pushed in bulk at the end (one
@@ -35,11 +41,17 @@ local lists, list_order = {}, {}
 local per_host, host_order = {}, {}
 local nq, nd, nc = 0, 0, 0
 
-for i = 3, #ARGV, 4 do
+for i = 4, #ARGV, 4 do
   local host, fp, level, entry = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   if not seen_add(root, dkey, fp, st) then
     out[#out + 1] = 'd'
     nd = nd + 1
+  elseif accept_cap > 0 and accepted >= accept_cap then
+    -- Over the accept cap: the domain takes no more URLs in this crawl. Not marked seen, so
+    -- the seen-set does not grow with links the crawl will never fetch.
+    seen_remove(root, fp, st)
+    out[#out + 1] = 'a'
+    nc = nc + 1
   elseif cap > 0 and queued >= cap then
     -- Over the cap: undo the seen mark so the URL can be enqueued once there is room.
     seen_remove(root, fp, st)
@@ -60,6 +72,7 @@ for i = 3, #ARGV, 4 do
     end
     per_host[host] = per_host[host] + 1
     queued = queued + 1
+    accepted = accepted + 1
     nq = nq + 1
     out[#out + 1] = 'q'
   end

@@ -20,10 +20,15 @@
   ARGV[12] dead-letter cap per domain
   ARGV[13] default delay (ms)
   ARGV[14] default concurrency
+  ARGV[15] sent: '1' a request went out (default), '0' refused before sending (robots,
+           DNS, address policy). Unsent failures leave the host's politeness alone: no
+           backoff, no consecutive-failure count, next_allowed_at untouched (the claim
+           already reserved the slot), Retry-After ignored.
 
   Returns { status, outcome ('retry' | 'dead' | ''), attempt, seq, score }: status 0 ok,
   1 lease not found, 2 held by another pod.
-  Side effects: lease removed; host f, fc, bo, n; domain f, err, q or dead; dead letters.
+  Side effects: lease removed; host f (and fc, bo, n when sent); domain f, err, q or dead;
+  dead letters.
 ]]
 --@include "time"
 --@include "host"
@@ -33,6 +38,7 @@ local dkey, root = KEYS[1], KEYS[2]
 local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
 local retryable = ARGV[4] == '1'
 local retry_after = tonumber(ARGV[5])
+local sent = ARGV[15] ~= '0'
 local lk = hkey(root, host, 'L')
 local v = redis.call('HGET', lk, field)
 if not v then
@@ -48,15 +54,17 @@ redis.call('ZREM', hkey(root, host, 'D'), field)
 redis.call('HINCRBY', skey, 'f', -1)
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'err', 1)
-if retryable then
+if retryable and sent then
   local fc = redis.call('HINCRBY', skey, 'fc', 1)
   local bo = math.min(tonumber(ARGV[10]), tonumber(ARGV[9]) * 2 ^ (fc - 1))
   bo = math.floor(bo * (0.5 + 0.5 * tonumber(ARGV[11])))
   redis.call('HSET', skey, 'bo', fmt(bo))
 end
-local st = host_state(root, host)
-local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[13])), now + retry_after)
-redis.call('HSET', skey, 'n', fmt(next_at))
+if sent then
+  local st = host_state(root, host)
+  local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[13])), now + retry_after)
+  redis.call('HSET', skey, 'n', fmt(next_at))
+end
 
 local depth, attempt, rest = entry_parse(entry)
 attempt = attempt + 1

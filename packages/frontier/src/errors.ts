@@ -20,6 +20,13 @@ export type FrontierRejectCode =
   | 'SHARDLINE_ERR_FRONTIER_PRIORITY'
   | 'SHARDLINE_ERR_FRONTIER_INPUT';
 
+/**
+ * Code on an `over-cap` enqueue result when the domain reached `maxAcceptedPerDomain` (URLs
+ * accepted over the crawl); an `over-cap` without a code is the queue cap
+ * (`maxQueuedPerDomain`, room comes back as URLs are claimed).
+ */
+export type FrontierCapCode = 'SHARDLINE_ERR_FRONTIER_ACCEPT_CAP';
+
 /** Base class: every frontier error has a fixed `name` and a stable `code`. */
 export class FrontierError extends Error {
   override readonly name: string = 'FrontierError';

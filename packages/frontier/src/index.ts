@@ -1,6 +1,7 @@
 export { parseLeaseId } from './codec.js';
 export {
   FrontierArgumentError,
+  type FrontierCapCode,
   FrontierError,
   type FrontierErrorCode,
   FrontierOptionsError,

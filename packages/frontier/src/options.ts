@@ -23,6 +23,13 @@ export interface FrontierOptions {
   maxDepth?: number;
   /** Most URLs queued per domain at once (beyond: `over-cap`). `0` = no cap. @default 1000000 */
   maxQueuedPerDomain?: number;
+  /**
+   * Most URLs ever accepted per domain over the crawl (the domain's `enqueued` count; beyond:
+   * `over-cap` with code `SHARDLINE_ERR_FRONTIER_ACCEPT_CAP`). Enforced inside the enqueue
+   * script, so it is exact with any number of concurrent enqueuers and pods. `0` = no cap.
+   * @default 0
+   */
+  maxAcceptedPerDomain?: number;
   /** Delay between request starts to one host. @default 1000 */
   defaultDelayMs?: number;
   /** Requests in flight per host. @default 1 */
@@ -63,6 +70,7 @@ const DEFAULTS = {
   maxRetries: 3,
   maxDepth: 64,
   maxQueuedPerDomain: 1_000_000,
+  maxAcceptedPerDomain: 0,
   defaultDelayMs: 1000,
   defaultConcurrency: 1,
   adaptiveDelayFactor: 0,
@@ -83,6 +91,7 @@ const NON_NEGATIVE_INTS = [
   'maxRetries',
   'maxDepth',
   'maxQueuedPerDomain',
+  'maxAcceptedPerDomain',
   'defaultDelayMs',
   'maxDelayMs',
   'backoffBaseMs',

@@ -22,6 +22,7 @@ import {
 import { Counters } from './counters.js';
 import {
   FrontierArgumentError,
+  type FrontierCapCode,
   FrontierError,
   type FrontierRejectCode,
   FrontierReplyError,
@@ -177,6 +178,7 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
           this.keys.root(domain),
           o.maxQueuedPerDomain,
           o.defaultConcurrency,
+          o.maxAcceptedPerDomain,
         ];
         for (const p of chunk) args.push(p.host, p.fp, p.level, p.entry);
         calls.push({ command: C.enqueue, args });
@@ -208,6 +210,10 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
           duplicates++;
         } else if (s === 'c') {
           result.status = 'over-cap';
+          overCap++;
+        } else if (s === 'a') {
+          result.status = 'over-cap';
+          result.code = 'SHARDLINE_ERR_FRONTIER_ACCEPT_CAP' satisfies FrontierCapCode;
           overCap++;
         } else {
           throw new FrontierReplyError('enqueue', reply);
@@ -634,24 +640,40 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
 
   /** Extends a lease to now + `leaseTimeoutMs`; returns the new deadline (0 = none). */
   async heartbeat(lease: LeaseRef): Promise<number> {
-    const { domain, host, field } = parseLeaseId(lease?.id);
-    const pod = checkPod(lease.pod);
-    const r = asArray(
-      await this.#exec.script({
+    const [r] = await this.heartbeatMany([lease]);
+    if (r instanceof FrontierError) throw r;
+    return r!;
+  }
+
+  /**
+   * Extends many leases at once: one pipeline (one round trip) on a plain Redis; on a
+   * Cluster every call is written at once (ioredis groups them per node with
+   * `enableAutoPipelining`). Returns, per lease in order, its new deadline (0 = never
+   * expires) or the error {@link heartbeat} would have thrown for it
+   * ({@link LeaseLostError}, {@link LeaseNotHeldError}); the others are still extended.
+   */
+  async heartbeatMany(leases: readonly LeaseRef[]): Promise<(number | FrontierError)[]> {
+    if (!Array.isArray(leases)) throw new FrontierArgumentError('leases', leases, 'an array');
+    const targets = leases.map((lease) => {
+      const { domain, host, field } = parseLeaseId(lease?.id);
+      return { domain, host, field, pod: checkPod(lease.pod) };
+    });
+    const replies = await this.#exec.scripts(
+      targets.map((t) => ({
         command: C.heartbeat,
         args: [
-          this.keys.hostLeases(domain, host),
-          this.keys.hostLeaseDeadlines(domain, host),
-          field,
-          pod,
+          this.keys.hostLeases(t.domain, t.host),
+          this.keys.hostLeaseDeadlines(t.domain, t.host),
+          t.field,
+          t.pod,
           this.#options.leaseTimeoutMs,
         ],
-      }),
-      'heartbeat',
+      })),
     );
-    const error = leaseStatusError(Number(r[0]), lease.id, pod);
-    if (error) throw error;
-    return Number(r[1]);
+    return replies.map((reply, k) => {
+      const r = asArray(reply, 'heartbeat');
+      return leaseStatusError(Number(r[0]), leases[k]!.id, targets[k]!.pod) ?? Number(r[1]);
+    });
   }
 
   /** Acknowledges a fetched URL. Throws {@link LeaseLostError} if the lease was reaped. */
@@ -703,13 +725,18 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
 
   /**
    * Reports a failed fetch: retryable failures back off the host and requeue the URL
-   * until `maxRetries`, then (or at once when not retryable) it is dead-lettered.
+   * until `maxRetries`, then (or at once when not retryable) it is dead-lettered. With
+   * `sent: false` (refused before any request went out) the host's backoff and
+   * `next_allowed_at` are left as they are.
    */
   async fail(lease: LeaseRef, result: FailResult): Promise<FailOutcome> {
     const o = this.#options;
     const retryAfterMs = result?.retryAfterMs ?? 0;
     if (!Number.isSafeInteger(retryAfterMs) || retryAfterMs < 0) {
       throw new FrontierArgumentError('retryAfterMs', retryAfterMs, 'a non-negative integer');
+    }
+    if (result.sent !== undefined && typeof result.sent !== 'boolean') {
+      throw new FrontierArgumentError('sent', result.sent, 'a boolean');
     }
     const reason = String(result.reason ?? 'error')
       .replace(/[\t\r\n]/g, ' ')
@@ -728,6 +755,7 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
         o.deadLetterCap,
         o.defaultDelayMs,
         o.defaultConcurrency,
+        result.sent === false ? '0' : '1',
       ],
       count: (r, counters) => {
         counters.add('failed', 1, lease.pod);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Cluster, Redis, Result } from 'ioredis';
 
 /** Bump when a script's KEYS/ARGV/reply contract changes, so old and new never mix. */
-const VERSION = 'slv1';
+const VERSION = 'slv2';
 
 const luaDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'lua');
 
@@ -38,19 +38,19 @@ type ScriptFn<Context extends { type: 'default' | 'pipeline' }> = (
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    slv1Enqueue: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1Claim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1Heartbeat: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1Complete: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1Fail: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1Release: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1Reclaim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1Schedule: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1SetPolicy: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1Pause: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1RequeueDead: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1IndexUpdate: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv1DueTake: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Enqueue: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Claim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Heartbeat: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Complete: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Fail: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Release: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Reclaim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Schedule: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2SetPolicy: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Pause: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2RequeueDead: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2IndexUpdate: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2DueTake: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
   }
 }
 

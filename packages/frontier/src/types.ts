@@ -38,7 +38,11 @@ export interface EnqueueResult {
   url?: string;
   domain?: string;
   host?: string;
-  /** For `rejected`: a `@shardline/url` code or a `SHARDLINE_ERR_FRONTIER_*` code. */
+  /**
+   * For `rejected`: a `@shardline/url` code or a `SHARDLINE_ERR_FRONTIER_*` code. For
+   * `over-cap`: `SHARDLINE_ERR_FRONTIER_ACCEPT_CAP` when the domain reached
+   * `maxAcceptedPerDomain`, absent for the queue cap.
+   */
   code?: string;
   /** For `rejected`: why, in words. */
   reason?: string;
@@ -117,6 +121,13 @@ export interface FailResult {
   reason: string;
   /** HTTP status, 0 when none. @default 0 */
   status?: number;
+  /**
+   * Whether a request went out to the host. `false` for refusals before sending (robots.txt,
+   * DNS, address policy): the host's politeness state is left alone — no backoff, no
+   * consecutive-failure count, `next_allowed_at` stays where the claim put it.
+   * @default true
+   */
+  sent?: boolean;
 }
 
 export interface FailOutcome {
@@ -179,6 +190,7 @@ export type CounterStats = Record<string, number>;
 export interface FrontierReader {
   claim(request: ClaimRequest): Promise<ClaimResult>;
   heartbeat(lease: LeaseRef): Promise<number>;
+  heartbeatMany(leases: readonly LeaseRef[]): Promise<(number | Error)[]>;
   complete(lease: LeaseRef, result?: CompleteResult): Promise<void>;
   completeMany(
     items: readonly { lease: LeaseRef; result?: CompleteResult }[],

@@ -318,6 +318,142 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(await b.claim({ pod: 'pod-a', max: 10 })).toMatchObject({ leases: [] });
     });
 
+    it('maxAcceptedPerDomain holds exactly under 6 concurrent enqueuers on separate connections', async () => {
+      const prefix = `t${randomUUID().slice(0, 8)}`;
+      const cap = 137;
+      // Small chunks: each enqueuer makes many script calls, so calls of different
+      // enqueuers interleave on the server.
+      const enqueuers = Array.from({ length: 6 }, () =>
+        make({ maxAcceptedPerDomain: cap, enqueueChunk: 7 }, prefix),
+      );
+      // 6 × 120 distinct URLs over 3 hosts of one domain, plus 20 URLs of another domain.
+      const reports = await Promise.all(
+        enqueuers.map((f, e) =>
+          f.enqueue([
+            ...Array.from({ length: 120 }, (_, i) => `https://h${i % 3}.acap.com/${e}/${i}`),
+            ...Array.from({ length: 20 }, (_, i) => `https://other.com/${e}/${i}`),
+          ]),
+        ),
+      );
+      const results = reports.flatMap((r) => r.results);
+      const acap = results.filter((r) => r.domain === 'acap.com');
+      expect(acap.filter((r) => r.status === 'queued')).toHaveLength(cap);
+      const over = acap.filter((r) => r.status === 'over-cap');
+      expect(over).toHaveLength(720 - cap);
+      expect(over.every((r) => r.code === 'SHARDLINE_ERR_FRONTIER_ACCEPT_CAP')).toBe(true);
+      expect(results.filter((r) => r.domain === 'other.com' && r.status === 'queued')).toHaveLength(
+        120,
+      );
+      // What Redis holds: exactly `cap` entries in the domain's host lists.
+      const redis = connect();
+      const f = enqueuers[0]!;
+      let listed = 0;
+      for (const h of ['h0', 'h1', 'h2']) {
+        listed += await redis.llen(f.keys.hostQueue('acap.com', `${h}.acap.com`, 0));
+      }
+      expect(listed).toBe(cap);
+      expect(await f.domainStats('acap.com')).toMatchObject({
+        enqueued: cap,
+        queued: cap,
+        seen: cap,
+        overCap: 720 - cap,
+      });
+      // The cap counts accepted URLs, not queued ones: fetching some frees no room.
+      const { leases } = await f.claim({ pod: 'pod-a', max: 3 });
+      await f.completeMany(leases.map((lease) => ({ lease })));
+      const later = await f.enqueue(['https://h0.acap.com/later']);
+      expect(later.results[0]).toMatchObject({
+        status: 'over-cap',
+        code: 'SHARDLINE_ERR_FRONTIER_ACCEPT_CAP',
+      });
+    });
+
+    it('fail with sent: false leaves the host next_allowed_at, backoff and failure count untouched', async () => {
+      const f = make({ defaultDelayMs: 400, backoffBaseMs: 5000, maxRetries: 5 });
+      const redis = connect();
+      await f.enqueue(['https://unsent.example/1', 'https://unsent.example/2']);
+      const [lease] = (await f.claim({ pod: 'pod-a' })).leases;
+      const state = f.keys.hostState('unsent.example', 'unsent.example');
+      const before = await redis.hmget(state, 'n', 'bo', 'fc');
+      expect(Number(before[0])).toBeGreaterThan(0);
+      await sleep(30);
+      expect(
+        await f.fail(lease!, { retryable: true, reason: 'SHARDLINE_ERR_FETCH_DNS', sent: false }),
+      ).toEqual({ outcome: 'retry', attempt: 1 });
+      expect(await redis.hmget(state, 'n', 'bo', 'fc')).toEqual(before);
+      // The next claim comes at the claim's own slot (400 ms), not after a 2.5-5 s backoff.
+      let next: Lease | undefined;
+      const until = Date.now() + 3000;
+      while (!next && Date.now() < until) {
+        next = (await f.claim({ pod: 'pod-a' })).leases[0];
+        if (!next) await sleep(20);
+      }
+      expect(next).toBeDefined();
+      expect(next!.claimedAtMs).toBeLessThan(Number(before[0]) + 1000);
+      // A non-retryable unsent refusal (robots) dead-letters and leaves the slot alone too.
+      const nAfterClaim = await redis.hget(state, 'n');
+      expect(
+        await f.fail(next!, { retryable: false, reason: 'robots', sent: false }),
+      ).toMatchObject({ outcome: 'dead' });
+      expect(await redis.hget(state, 'n')).toBe(nAfterClaim);
+      // Contrast: a sent failure pushes next_allowed_at and starts the backoff.
+      const [third] = (
+        await (async () => {
+          for (;;) {
+            const r = await f.claim({ pod: 'pod-a' });
+            if (r.leases.length > 0) return r;
+            await sleep(20);
+          }
+        })()
+      ).leases;
+      const n0 = Number(await redis.hget(state, 'n'));
+      await f.fail(third!, { retryable: true, reason: 'timeout' });
+      const after = await redis.hmget(state, 'n', 'bo', 'fc');
+      expect(Number(after[0])).toBeGreaterThanOrEqual(n0 + 2000);
+      expect(Number(after[1])).toBeGreaterThanOrEqual(2500);
+      expect(after[2]).toBe('1');
+      await expect(
+        f.fail(third!, { retryable: true, reason: 'x', sent: 'no' as unknown as boolean }),
+      ).rejects.toMatchObject({ code: 'SHARDLINE_ERR_FRONTIER_ARGUMENT' });
+    });
+
+    it('heartbeatMany extends a batch and reports lost and foreign leases per item', async () => {
+      const f = make({ leaseTimeoutMs: 400 });
+      const redis = connect();
+      const urls = ['https://hm1.example/1', 'https://hm2.example/1', 'https://hm3.example/1'];
+      urls.push('https://hm4.example/1');
+      await f.enqueue(urls);
+      const { leases } = await f.claim({ pod: 'pod-a', max: 4 });
+      expect(leases).toHaveLength(4);
+      const byHost = new Map(leases.map((l) => [l.host, l]));
+      const [a, b, c, d] = ['hm1', 'hm2', 'hm3', 'hm4'].map((h) => byHost.get(`${h}.example`)!);
+      await f.complete(b!); // gone
+      expect(await f.heartbeatMany([])).toEqual([]);
+      await sleep(150);
+      const out = await f.heartbeatMany([a!, b!, { id: c!.id, pod: 'pod-x' }, d!]);
+      expect(out[1]).toBeInstanceOf(LeaseLostError);
+      expect(out[2]).toMatchObject({ code: 'SHARDLINE_ERR_FRONTIER_LEASE_NOT_HELD' });
+      for (const [k, lease] of [
+        [0, a!],
+        [3, d!],
+      ] as const) {
+        const deadline = out[k] as number;
+        expect(deadline).toBeGreaterThanOrEqual(lease.deadlineMs + 150);
+        // What Redis holds: the deadline index moved too.
+        const member = lease.id.slice(lease.domain.length + 1);
+        expect(
+          Number(await redis.zscore(f.keys.hostLeaseDeadlines(lease.domain, lease.host), member)),
+        ).toBe(deadline);
+      }
+      // The foreign heartbeat changed nothing: c keeps its old deadline and expires.
+      await sleep(350);
+      expect(await f.reap({ pod: 'pod-a' })).toBe(1);
+      // a and d survived past their original deadline thanks to the batch.
+      await expect(f.complete(a!)).resolves.toBeUndefined();
+      await expect(f.complete(d!)).resolves.toBeUndefined();
+      await expect(f.heartbeatMany([c!])).resolves.toEqual([expect.any(LeaseLostError)]);
+    });
+
     it('heartbeats keep a lease alive past its timeout', async () => {
       const f = make({ leaseTimeoutMs: 300 });
       await f.enqueue(['https://hb.example/1']);
@@ -506,25 +642,26 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const due = f.keys.due('pod-a');
       const meta = f.keys.dueMeta('pod-a');
       // A claimer decided "park" (host empty) at seq s but has not applied it yet...
-      const [seq] = (await redis.slv1Schedule(f.keys.domain(d), f.keys.root(d), d, 1)) as [
+      const [seq] = (await redis.slv2Schedule(f.keys.domain(d), f.keys.root(d), d, 1)) as [
         number,
         string,
       ];
       // ...meanwhile an enqueuer pins the host, runs its domain script, and dies.
-      await redis.slv1IndexUpdate(due, meta, '', 300, `${d}/${d}`, -1, '');
-      await redis.slv1Enqueue(
+      await redis.slv2IndexUpdate(due, meta, '', 300, `${d}/${d}`, -1, '');
+      await redis.slv2Enqueue(
         f.keys.domain(d),
         f.keys.hosts(d),
         f.keys.root(d),
         0,
         1,
+        0,
         d,
         '12345',
         0,
         `0,0,0,https://${d}/lost`,
       );
       // The stale park lands: the pin keeps the member, moved to the pin's end.
-      await redis.slv1IndexUpdate(due, meta, '', 300, `${d}/${d}`, seq, 'park');
+      await redis.slv2IndexUpdate(due, meta, '', 300, `${d}/${d}`, seq, 'park');
       expect(await redis.zscore(due, `${d}/${d}`)).not.toBeNull();
       let lease: Lease | undefined;
       const until = Date.now() + 5000;

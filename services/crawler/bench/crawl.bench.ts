@@ -1,22 +1,59 @@
 /**
- * End-to-end crawl throughput of one pod against the test web (its runner, a child process)
- * with D hosts and a per-host delay d = 1 s. The politeness bound is D/d pages/s; the bench
- * prints the achieved fraction of it (the baseline), CPU ms per page of the pod and Redis
- * together, and the pod's RSS every 10 s.
+ * End-to-end crawl throughput and memory of ONE pod process against the test web, with D hosts
+ * and a per-host delay d = 1 s. Three processes: the test web's runner, a throwaway
+ * redis-server, and the pod itself — the production entry `services/crawler/src/main.ts` run as
+ * `node --import tsx` (as `shardline crawl` does) with the production `NODE_OPTIONS`
+ * (`--max-old-space-size=256`, see the crawler README "Memory"), configured by environment
+ * variables, with a preloaded probe (`memory-probe.ts`) that reports `process.memoryUsage()`,
+ * `cpuUsage()` and V8 heap spaces on fd 3. This process only seeds, watches the frontier's
+ * counters and prints.
  *
- *   npm run bench -- crawler            (D = 200 for 40 s, then D = 1,000 up to 100,000 pages)
- *   BENCH_PAGES=20000 npm run bench -- crawler    (a shorter second phase)
+ * Prints per phase: pages, pages/s against the politeness bound D/d (the baseline), CPU ms per
+ * page (pod process, and pod + Redis), then the pod's RSS every 10 s with start / end / max and
+ * a least-squares slope in MB per 10k pages (flat = ~0), and the heap split at the end. It also
+ * prints the RSS of an idle pod process (all modules loaded, nothing crawled).
+ *
+ *   npm run bench -- crawler                       (D = 200 for 40 s, then D = 1,000 to 100,000 pages)
+ *   BENCH_PAGES=20000 npm run bench -- crawler     (a shorter second phase)
+ *   BENCH_POD_NODE_OPTIONS= npm run bench -- crawler   (V8 defaults, for comparison)
+ *   BENCH_RUNTIME=bundle npm run bench -- crawler  (the pod as an esbuild bundle on plain node: tsx's share)
+ *   BENCH_D200=0, BENCH_NODE_FLAGS='--flag …', BENCH_HEAP_SNAPSHOT=<dir>   (experiments, diagnosis)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { RedisFrontier } from '@shardline/frontier';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { CrawlerPod } from '../src/index.js';
 
 const DELAY_MS = 1000;
 const TARGET_PAGES = Number(process.env.BENCH_PAGES ?? 100_000);
 const WARMUP_MS = 5000;
+const SAMPLE_MS = 10_000;
+const RUNTIME = process.env.BENCH_RUNTIME === 'bundle' ? 'bundle' : 'tsx';
+const root = join(import.meta.dirname, '..', '..', '..');
+const probe = join(import.meta.dirname, 'memory-probe.ts');
+const MB = 1048576;
+/**
+ * The pod's production heap setting (see the crawler README, "Memory"): with V8's defaults on a
+ * machine with GBs of RAM the old generation may grow to ~4× the live heap before a full GC;
+ * a heap limit sized for a pod container makes V8 grow it by less. `BENCH_POD_NODE_OPTIONS=`
+ * (empty) runs V8's defaults instead.
+ */
+const POD_NODE_OPTIONS = process.env.BENCH_POD_NODE_OPTIONS ?? '--max-old-space-size=256';
+
+interface Probe {
+  atMs: number;
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  cpuUs: number;
+  spaces: Record<string, number>;
+}
 
 async function startWeb(
   hosts: number,
@@ -35,7 +72,7 @@ async function startWeb(
       '--behaviours',
       'none',
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`test web exited with ${code}`)));
@@ -45,10 +82,81 @@ async function startWeb(
   });
 }
 
+/** The pod's entry and node flags for the chosen runtime. */
+let bundleDir: string | undefined;
+async function podCommand(entry: string): Promise<string[]> {
+  const script = join(root, 'services', 'crawler', entry);
+  // Diagnosis only (perturbs the figures): BENCH_HEAP_SNAPSHOT=<dir> writes a heap snapshot of
+  // the pod there halfway through each phase.
+  const snap = process.env.BENCH_HEAP_SNAPSHOT;
+  const diag = snap ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snap}`] : [];
+  // Experiments: extra node/V8 flags for the pod process (printed with the figures).
+  if (process.env.BENCH_NODE_FLAGS) diag.push(...process.env.BENCH_NODE_FLAGS.split(' '));
+  if (RUNTIME === 'tsx') return [...diag, '--import', 'tsx', '--import', probe, script];
+  // Plain node: one esbuild bundle (esbuild ships with tsx). The frontier reads ../lua next to
+  // its module, so the Lua directory is copied beside the bundle's directory.
+  bundleDir ??= mkdtempSync(join(tmpdir(), 'sl-pod-bundle-'));
+  cpSync(join(root, 'packages', 'frontier', 'lua'), join(bundleDir, 'lua'), { recursive: true });
+  const { build } = await import('esbuild');
+  const name = entry.replace(/[/.]/g, '-');
+  const out = join(bundleDir, 'dist', `${name}.mjs`);
+  await build({
+    entryPoints: [script],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: out,
+    logLevel: 'error',
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
+  });
+  const probeOut = join(bundleDir, 'dist', 'probe.mjs');
+  await build({
+    entryPoints: [probe],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: probeOut,
+    logLevel: 'error',
+  });
+  return [...diag, '--import', probeOut, out];
+}
+
+function spawnPod(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; samples: Probe[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, NODE_OPTIONS: POD_NODE_OPTIONS, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
+  });
+  const samples: Probe[] = [];
+  createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).on('line', (line) => {
+    samples.push(JSON.parse(line) as Probe);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, samples, exited };
+}
+
 async function redisCpuMs(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
   return (get('used_cpu_sys') + get('used_cpu_user')) * 1000;
+}
+
+/** RSS (MB) of a pod process that loaded everything but crawls nothing. */
+async function idleRss(server: RedisServer): Promise<number> {
+  const pod = spawnPod(await podCommand('bench/idle-pod.ts'), {
+    REDIS_URL: server.url,
+    BENCH_PROBE_MS: '500',
+  });
+  await new Promise((r) => setTimeout(r, 4000));
+  pod.child.kill('SIGTERM');
+  await pod.exited;
+  return Math.round((pod.samples.at(-1)?.rss ?? 0) / MB);
 }
 
 interface PhaseResult {
@@ -57,9 +165,11 @@ interface PhaseResult {
   seconds: number;
   rate: number;
   fraction: number;
-  cpuMsPerPage: number;
   podCpuMsPerPage: number;
-  rssMb: number[];
+  cpuMsPerPage: number;
+  /** [pages crawled since the window began, RSS MB], one per 10 s. */
+  rss: [number, number][];
+  last: Probe;
 }
 
 async function phase(
@@ -69,76 +179,100 @@ async function phase(
   stop: { pages?: number; ms?: number },
 ): Promise<PhaseResult> {
   const web = await startWeb(hosts, pagesPerHost);
+  const podId = `bench-${hosts}`;
+  const prefix = `bench${hosts}`;
   const redis = new Redis(server.url, { maxRetriesPerRequest: null });
-  const pod = new CrawlerPod({
-    redis,
-    podId: `bench-${hosts}`,
-    prefix: `bench${hosts}`,
-    concurrency: 256,
-    minDelayMs: DELAY_MS,
-    resolve: ['*.test:127.0.0.1'],
-    resultsMaxLen: 10_000,
-    logger: pino({ level: 'warn' }),
+  const frontier = new RedisFrontier({ redis, prefix, ownerOf: () => podId });
+  await frontier.enqueue(web.seeds);
+  const pod = spawnPod(await podCommand('src/main.ts'), {
+    REDIS_URL: server.url,
+    POD_ID: podId,
+    KEY_PREFIX: prefix,
+    CONCURRENCY: '256',
+    MIN_DELAY_MS: String(DELAY_MS),
+    RESOLVE: '*.test:127.0.0.1',
+    RESULTS_MAX_LEN: '10000',
+    LOG_LEVEL: 'warn',
   });
-  await pod.seed(web.seeds);
-  await pod.start();
-  const began = Date.now();
+  const fetched = async () => (await frontier.stats()).fetched ?? 0;
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   // Measurement window: after robots.txt and the first page of every host.
-  const start = {
-    at: Date.now(),
-    pages: pod.stats().fetched,
-    cpu: process.cpuUsage(),
-    redis: await redisCpuMs(redis),
-  };
-  const rss: number[] = [];
-  let nextSample = start.at;
+  const startProbe = pod.samples.at(-1)!;
+  const start = { at: Date.now(), pages: await fetched(), redis: await redisCpuMs(redis) };
+  const rss: [number, number][] = [[0, Math.round(startProbe.rss / MB)]];
+  let nextSample = start.at + SAMPLE_MS;
+  let pages = start.pages;
+  let snapshotTaken = !process.env.BENCH_HEAP_SNAPSHOT;
   for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
     const now = Date.now();
-    if (now >= nextSample) {
-      rss.push(Math.round(process.memoryUsage().rss / 1048576));
-      nextSample += 10_000;
+    pages = await fetched();
+    const half =
+      stop.pages !== undefined
+        ? pages - start.pages >= stop.pages / 2
+        : now - start.at >= stop.ms! / 2;
+    if (!snapshotTaken && half) {
+      snapshotTaken = true;
+      pod.child.kill('SIGUSR2');
     }
-    const fetched = pod.stats().fetched;
-    if (stop.pages !== undefined && fetched >= stop.pages) break;
+    if (now >= nextSample) {
+      rss.push([pages - start.pages, Math.round(pod.samples.at(-1)!.rss / MB)]);
+      nextSample += SAMPLE_MS;
+    }
+    if (stop.pages !== undefined && pages - start.pages >= stop.pages) break;
     if (stop.ms !== undefined && now - start.at >= stop.ms) break;
-    await new Promise((r) => setTimeout(r, 200));
   }
-  const end = {
-    at: Date.now(),
-    pages: pod.stats().fetched,
-    cpu: process.cpuUsage(start.cpu),
-    redis: await redisCpuMs(redis),
-  };
-  rss.push(Math.round(process.memoryUsage().rss / 1048576));
-  await pod.stop();
+  const endProbe = pod.samples.at(-1)!;
+  const end = { at: Date.now(), pages, redis: await redisCpuMs(redis) };
+  rss.push([pages - start.pages, Math.round(endProbe.rss / MB)]);
+  pod.child.kill('SIGTERM');
+  await pod.exited;
   await redis.quit();
   web.child.kill('SIGTERM');
-  const pages = end.pages - start.pages;
+  const n = end.pages - start.pages;
   const seconds = (end.at - start.at) / 1000;
-  const podCpuMs = (end.cpu.user + end.cpu.system) / 1000;
-  const rate = pages / seconds;
-  void began;
+  const podCpuMs = (endProbe.cpuUs - startProbe.cpuUs) / 1000;
   return {
     hosts,
-    pages,
+    pages: n,
     seconds,
-    rate,
-    fraction: rate / (hosts / (DELAY_MS / 1000)),
-    cpuMsPerPage: (podCpuMs + end.redis - start.redis) / pages,
-    podCpuMsPerPage: podCpuMs / pages,
-    rssMb: rss,
+    rate: n / seconds,
+    fraction: n / seconds / (hosts / (DELAY_MS / 1000)),
+    podCpuMsPerPage: podCpuMs / n,
+    cpuMsPerPage: (podCpuMs + end.redis - start.redis) / n,
+    rss,
+    last: endProbe,
   };
+}
+
+/** Least-squares slope of RSS against pages, in MB per 10,000 pages (from the 2nd sample on). */
+function slopePer10k(points: [number, number][]): number {
+  const p = points.slice(1);
+  const mx = p.reduce((s, [x]) => s + x, 0) / p.length;
+  const my = p.reduce((s, [, y]) => s + y, 0) / p.length;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of p) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? 0 : (num / den) * 10_000;
 }
 
 const server = await startRedis();
 try {
+  const idle = await idleRss(server);
   const results: PhaseResult[] = [];
-  results.push(await phase(server, 200, 60, { ms: 40_000 }));
+  if (process.env.BENCH_D200 !== '0') results.push(await phase(server, 200, 60, { ms: 40_000 }));
   results.push(
     await phase(server, 1000, Math.ceil((TARGET_PAGES * 1.3) / 1000) + 10, { pages: TARGET_PAGES }),
   );
-  console.log(`one pod, per-host delay d = ${DELAY_MS} ms, test web in its own process`);
+  console.log(
+    `one pod process (${RUNTIME === 'tsx' ? 'node --import tsx src/main.ts' : 'plain node, esbuild bundle of src/main.ts'}), per-host delay d = ${DELAY_MS} ms; test web and redis-server in their own processes`,
+  );
+  console.log(`pod NODE_OPTIONS: ${POD_NODE_OPTIONS || '(none: V8 defaults)'}`);
+  if (process.env.BENCH_NODE_FLAGS) console.log(`pod node flags: ${process.env.BENCH_NODE_FLAGS}`);
+  console.log(`idle pod process (modules loaded, nothing crawled): RSS ${idle} MB`);
   console.log(
     'hosts  pages    s      pages/s  bound  fraction  cpu ms/page (pod+redis)  pod ms/page',
   );
@@ -147,7 +281,20 @@ try {
       `${String(r.hosts).padEnd(6)} ${String(r.pages).padEnd(8)} ${r.seconds.toFixed(0).padEnd(6)} ${r.rate.toFixed(1).padEnd(8)} ${String(r.hosts).padEnd(6)} ${r.fraction.toFixed(3).padEnd(9)} ${r.cpuMsPerPage.toFixed(2).padEnd(24)} ${r.podCpuMsPerPage.toFixed(2)}`,
     );
   }
-  for (const r of results) console.log(`RSS MB every 10 s (D=${r.hosts}): ${r.rssMb.join(' ')}`);
+  for (const r of results) {
+    const mb = r.rss.map(([, y]) => y);
+    const l = r.last;
+    console.log(`D=${r.hosts} RSS MB every 10 s: ${mb.join(' ')}`);
+    console.log(
+      `D=${r.hosts} RSS start ${mb[0]} end ${mb.at(-1)} max ${Math.max(...mb)} MB; slope ${slopePer10k(r.rss).toFixed(2)} MB per 10k pages over ${r.pages} pages; at end heapUsed ${Math.round(l.heapUsed / MB)} heapTotal ${Math.round(l.heapTotal / MB)} external ${Math.round(l.external / MB)} arrayBuffers ${Math.round(l.arrayBuffers / MB)} MB, spaces ${Object.entries(
+        l.spaces,
+      )
+        .filter(([, b]) => b >= MB)
+        .map(([n, b]) => `${n.replace('_space', '')} ${Math.round(b / MB)}`)
+        .join(', ')} MB`,
+    );
+  }
 } finally {
   await server.stop();
+  if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 }

@@ -15,7 +15,7 @@ import {
   RedisFrontier,
 } from '@shardline/frontier';
 import type { RobotsTxt } from '@shardline/robots';
-import { createCanonicalizer, domainKey } from '@shardline/url';
+import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import { type Assignment, StaticAssignment } from './assignment.js';
@@ -43,6 +43,16 @@ const RETRYABLE_FETCH = new Set<string>([
   FetchErrorCode.CONNECT,
   FetchErrorCode.DNS,
   FetchErrorCode.UNKNOWN,
+]);
+
+/**
+ * Fetch error codes raised before any packet reached the host (name resolution, address
+ * policy, a URL that cannot be requested): such failures must not back the host off.
+ */
+const UNSENT_FETCH = new Set<string>([
+  FetchErrorCode.DNS,
+  FetchErrorCode.DNS_REFUSED,
+  FetchErrorCode.INVALID_URL,
 ]);
 
 /** Options of {@link CrawlerPod}. Durations in ms, sizes in bytes. */
@@ -90,7 +100,10 @@ export interface CrawlerPodOptions {
   allowDomains?: string[];
   /** URL patterns never enqueued (RegExp or whole-URL glob). @default [] */
   denyPatterns?: (string | RegExp)[];
-  /** Most URLs accepted per domain (0 = no cap); approximate, see the README. @default 0 */
+  /**
+   * Most URLs accepted per domain over the crawl (0 = no cap). Exact across pods: the
+   * frontier's enqueue script enforces it (`maxAcceptedPerDomain`). @default 0
+   */
   maxPagesPerDomain?: number;
   /** Links kept per page. @default 5000 */
   maxLinksPerPage?: number;
@@ -180,7 +193,6 @@ export class CrawlerPod {
   readonly frontier: RedisFrontier;
   /** The results stream key. */
   readonly resultsStreamKey: string;
-  readonly #redis: Redis | Cluster;
   readonly #log: Logger;
   readonly #dns: DnsCache;
   readonly #fetcher: Fetcher;
@@ -235,7 +247,6 @@ export class CrawlerPod {
     if (typeof redis !== 'object' || redis === null || typeof (redis as Redis).get !== 'function') {
       throw invalidOption(OWNER, 'redis', redis, 'an ioredis client');
     }
-    this.#redis = options.redis;
     this.id = check.string(OWNER, 'podId', options.podId, hostname());
     if (!/^[A-Za-z0-9._:-]{1,128}$/.test(this.id)) {
       throw invalidOption(OWNER, 'podId', this.id, '1-128 characters of [A-Za-z0-9._:-]');
@@ -304,6 +315,7 @@ export class CrawlerPod {
       leaseTimeoutMs,
       maxRetries: check.int(OWNER, 'maxRetries', options.maxRetries, 3, 0, 100),
       maxDepth,
+      maxAcceptedPerDomain: this.#maxPagesPerDomain,
       defaultDelayMs: minDelayMs,
       defaultConcurrency: perHost,
       adaptiveDelayFactor: factor,
@@ -505,6 +517,7 @@ export class CrawlerPod {
         retryable: !refused,
         code,
         message: error.message,
+        sent: false,
       });
       return;
     }
@@ -543,6 +556,7 @@ export class CrawlerPod {
           ? CrawlOutcomeCode.ROBOTS_UNREACHABLE
           : CrawlOutcomeCode.ROBOTS_DISALLOWED,
         message: unreachable ? `robots.txt unavailable (${rules.reason ?? 'error'})` : 'robots.txt',
+        sent: false,
       });
       return;
     }
@@ -580,6 +594,7 @@ export class CrawlerPod {
         retryable: RETRYABLE_FETCH.has(outcome.error.code),
         code: outcome.error.code,
         message: outcome.error.message,
+        sent: !UNSENT_FETCH.has(outcome.error.code),
       });
       return;
     }
@@ -697,56 +712,24 @@ export class CrawlerPod {
   }
 
   async #enqueueNow(items: EnqueueItem[]): Promise<EnqueueResult[]> {
-    let keep = items;
-    const capped = new Map<number, EnqueueResult>();
-    if (this.#maxPagesPerDomain > 0) {
-      // Approximate cap: accepted URLs per domain read before the batch (another pod's
-      // concurrent batch can overshoot by one batch).
-      const domains = new Map<string, number[]>();
-      items.forEach((item, i) => {
-        const url = typeof item === 'string' ? item : item.url;
-        let d: string;
-        try {
-          d = domainKey(url);
-        } catch {
-          return;
-        }
-        const list = domains.get(d) ?? [];
-        list.push(i);
-        domains.set(d, list);
-      });
-      const names = [...domains.keys()];
-      const pipeline = this.#redis.pipeline();
-      for (const d of names) pipeline.hget(this.frontier.keys.domain(d), 'enq');
-      const replies = (await pipeline.exec()) ?? [];
-      names.forEach((d, k) => {
-        const have = Number(replies[k]?.[1] ?? 0);
-        const room = Math.max(0, this.#maxPagesPerDomain - have);
-        for (const i of domains.get(d)!.slice(room)) {
-          capped.set(i, { status: 'over-cap', domain: d, code: 'max-pages-per-domain' });
-        }
-      });
-      keep = items.filter((_, i) => !capped.has(i));
-    }
-    const report = await this.frontier.enqueue(keep);
+    // maxPagesPerDomain is enforced inside the frontier's enqueue script (atomic per domain).
+    const report = await this.frontier.enqueue(items);
     if (report.wokenPods.includes(this.id)) this.#loop.poke();
-    if (capped.size === 0) return report.results;
-    const out: EnqueueResult[] = [];
-    let k = 0;
-    for (let i = 0; i < items.length; i++) out.push(capped.get(i) ?? report.results[k++]!);
-    return out;
+    return report.results;
   }
 
   async #fail(
     lease: Lease,
     base: Base,
     outcome: FetchOutcome | undefined,
-    why: { retryable: boolean; code: string; message: string },
+    why: { retryable: boolean; code: string; message: string; sent?: boolean },
   ): Promise<void> {
+    // sent: false (refused before any request went out) leaves the host's slot and backoff.
     const fail: Parameters<RedisFrontier['fail']>[1] = {
       retryable: why.retryable,
       reason: why.code,
       status: outcome?.status ?? 0,
+      sent: why.sent ?? true,
     };
     if (outcome?.retryAfterMs !== undefined) fail.retryAfterMs = Math.round(outcome.retryAfterMs);
     let result: CrawlOutcome;

@@ -12,6 +12,11 @@ import PQueue from 'p-queue';
 export interface LoopFrontier {
   claim(request: { pod: string; max?: number }): Promise<ClaimResult>;
   heartbeat(lease: LeaseRef): Promise<number>;
+  /**
+   * Batched heartbeat (one round trip for the sweep): per lease its new deadline or its error.
+   * Used when present; otherwise the sweep calls `heartbeat` per lease.
+   */
+  heartbeatMany?(leases: readonly LeaseRef[]): Promise<(number | Error)[]>;
   release(lease: LeaseRef): Promise<void>;
 }
 
@@ -254,19 +259,39 @@ export class WorkLoop {
   #sweep(): void {
     const now = Date.now();
     const every = this.#o.heartbeatIntervalMs;
+    const due: Held[] = [];
     for (const held of this.#held.values()) {
       if (now - held.lastBeatMs < every || held.lease.deadlineMs === 0) continue;
       held.lastBeatMs = now;
-      this.#o.frontier.heartbeat(held.lease).then(
-        (deadline) => {
-          held.lease.deadlineMs = deadline;
-        },
-        (error: { code?: string }) => {
-          if (error?.code === 'SHARDLINE_ERR_FRONTIER_LEASE_LOST')
-            this.#o.onLeaseLost?.(held.lease);
-          else this.#o.onError?.(error, 'heartbeat');
-        },
-      );
+      due.push(held);
     }
+    if (due.length === 0) return;
+    const onError = (held: Held, error: { code?: string }) => {
+      if (error?.code === 'SHARDLINE_ERR_FRONTIER_LEASE_LOST') this.#o.onLeaseLost?.(held.lease);
+      else this.#o.onError?.(error, 'heartbeat');
+    };
+    const frontier = this.#o.frontier;
+    if (!frontier.heartbeatMany) {
+      for (const held of due) {
+        frontier.heartbeat(held.lease).then(
+          (deadline) => {
+            held.lease.deadlineMs = deadline;
+          },
+          (error: { code?: string }) => onError(held, error),
+        );
+      }
+      return;
+    }
+    // One batched call per sweep: with hundreds of leases in flight that is one round trip.
+    frontier.heartbeatMany(due.map((held) => held.lease)).then(
+      (outcomes) => {
+        outcomes.forEach((outcome, k) => {
+          const held = due[k]!;
+          if (typeof outcome === 'number') held.lease.deadlineMs = outcome;
+          else onError(held, outcome as { code?: string });
+        });
+      },
+      (error: unknown) => this.#o.onError?.(error, 'heartbeat'),
+    );
   }
 }

@@ -156,4 +156,61 @@ describe('CrawlerPod', () => {
     expect(site1.length).toBe(3);
     expect(pod.stats().fetched).toBeGreaterThanOrEqual(3);
   });
+
+  it('keeps a slow fetch alive past the lease timeout with batched heartbeats', async () => {
+    const pod = newPod({
+      exitWhenIdle: { graceMs: 200 },
+      leaseTimeoutMs: 1500,
+      heartbeatIntervalMs: 300,
+      maxDepth: 0,
+    });
+    web.clearLog();
+    const url = `${web.origin('site2.test')}/slow/1`;
+    await pod.seed([url]);
+    await pod.start();
+    await pod.done;
+    // The page takes 4 s, the lease 1.5 s: only heartbeats keep it from being reaped.
+    expect(web.fetchCounts().get(url)).toBe(1);
+    expect((await results(pod)).find((r) => r.url === url)?.outcome).toBe('fetched');
+    // No lease was reaped and no ack came late.
+    expect(await pod.frontier.domainStats('site2.test')).toMatchObject({ repeats: 0, late: 0 });
+    expect(pod.stats().lost).toBe(0);
+  }, 15_000);
+
+  it('a robots refusal before any page request leaves the host slot where the claim put it', async () => {
+    // robots.txt is held 400 ms then dropped: unreachable ⇒ disallow all ⇒ dead letter.
+    const slowRobots = await startTestWeb({
+      hosts: 1,
+      seed: 4,
+      pagesPerHost: 3,
+      behaviours: { 'site1.test': ['robots-timeout'] },
+      robotsDelayMs: 400,
+    });
+    try {
+      const delayMs = 5000;
+      const pod = newPod({
+        exitWhenIdle: { graceMs: 200 },
+        minDelayMs: delayMs,
+        resolve: slowRobots.resolveOverrides,
+      });
+      await pod.seed([`${slowRobots.origin('site1.test')}/`]);
+      await pod.start();
+      await pod.done;
+      const [dead] = await pod.frontier.deadLetters('site1.test');
+      expect(dead?.reason).toBe('SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE');
+      const state = await redis.hmget(
+        pod.frontier.keys.hostState('site1.test', 'site1.test'),
+        'n',
+        'bo',
+        'fc',
+      );
+      // Claimed ≥ 400 ms before the refusal; the claim set n = claim + delay. A failure
+      // counted as sent would have moved it to refusal + delay.
+      expect(Number(state[0])).toBeLessThanOrEqual(dead!.atMs + delayMs - 300);
+      expect(Number(state[0])).toBeGreaterThan(dead!.atMs);
+      expect(state.slice(1)).toEqual([null, null]);
+    } finally {
+      await slowRobots.close();
+    }
+  }, 15_000);
 });
