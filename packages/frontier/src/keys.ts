@@ -7,6 +7,8 @@
  * All keys of one domain share the hash tag `{d:<domain>}`, so every domain script runs
  * in one slot of a Redis Cluster; a pod's due index and its meta share `{p:<pod>}`.
  */
+import type { DomainSort } from './types.js';
+
 export class FrontierKeys {
   readonly prefix: string;
 
@@ -73,6 +75,30 @@ export class FrontierKeys {
   /** ZSET: domain → URLs queued (eventually consistent), for paging domains by depth. */
   domains(): string {
     return `${this.prefix}:domains`;
+  }
+  /** ZSET: domain → URLs fetched (eventually consistent), for paging by fetches. */
+  domainsByFetched(): string {
+    return `${this.prefix}:domains:fetched`;
+  }
+  /**
+   * ZSET: domain → errors, i.e. failed attempts plus dead letters (`failed + dead` of
+   * `domainStats`; eventually consistent), for paging by errors.
+   */
+  domainsByErrors(): string {
+    return `${this.prefix}:domains:errors`;
+  }
+  /** The ZSET that orders domains for `sort`. */
+  domainIndex(sort: DomainSort): string {
+    if (sort === 'fetched') return this.domainsByFetched();
+    if (sort === 'errors') return this.domainsByErrors();
+    return this.domains();
+  }
+  /**
+   * ZSET: domain → dead letters held (the domain's `dead` counter; eventually
+   * consistent). A domain leaves it when its count drops to 0 (dead letters requeued).
+   */
+  deadLetterDomains(): string {
+    return `${this.prefix}:domains:dead`;
   }
   /** SET: pods that have had a due index. */
   pods(): string {

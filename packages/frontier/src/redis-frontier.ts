@@ -40,6 +40,8 @@ import type {
   CompleteResult,
   CounterStats,
   DeadLetter,
+  DomainCount,
+  DomainPage,
   DomainStats,
   EnqueueItem,
   EnqueueReport,
@@ -335,6 +337,7 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
         counters.add('repeats', back + dead, deadPod);
         counters.add('inFlight', -(back + dead), deadPod);
         counters.add('dead', dead);
+        counters.dead(domain, dead);
         updates.add(this.#ownerOf(domain), dueMember(domain, host), String(r[2]), String(r[3]));
       });
       await this.#applyIndex(updates);
@@ -501,6 +504,7 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
     const counters = new Counters(this.keys);
     counters.queued(domain, moved);
     counters.add('dead', -moved);
+    counters.dead(domain, -moved);
     await this.#applyIndex(updates, counters);
     return moved;
   }
@@ -589,8 +593,10 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
           const holder = dead ? who.slice(0, -5) : who;
           counters.add('repeats', 1, holder);
           counters.add('inFlight', -1, holder);
-          if (dead) counters.add('dead', 1);
-          else counters.queued(domain, 1);
+          if (dead) {
+            counters.add('dead', 1);
+            counters.dead(domain, 1);
+          } else counters.queued(domain, 1);
         }
       }
       for (let j = 5; j + 3 < r.length; j += 4) {
@@ -716,6 +722,7 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
           counters.add('fetched', 1, lease.pod);
           counters.add('inFlight', -1, lease.pod);
           counters.add('bytes', bytes);
+          counters.fetched(parseLeaseId(lease.id).domain, 1);
         },
       };
     });
@@ -758,12 +765,16 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
         result.sent === false ? '0' : '1',
       ],
       count: (r, counters) => {
+        const { domain } = parseLeaseId(lease.id);
         counters.add('failed', 1, lease.pod);
         counters.add('inFlight', -1, lease.pod);
-        if (String(r[1]) === 'dead') counters.add('dead', 1, lease.pod);
-        else {
+        counters.failed(domain, 1);
+        if (String(r[1]) === 'dead') {
+          counters.add('dead', 1, lease.pod);
+          counters.dead(domain, 1);
+        } else {
           counters.add('retried', 1);
-          counters.queued(parseLeaseId(lease.id).domain, 1);
+          counters.queued(domain, 1);
         }
       },
     };
@@ -881,22 +892,43 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
     return numbers(await this.#redis.hgetall(this.keys.podStats(checkPod(pod))));
   }
 
-  /** Domains by URLs queued, deepest first (paged with `offset`/`limit`). */
-  async domains(
-    page: { offset?: number; limit?: number } = {},
-  ): Promise<{ domain: string; queued: number }[]> {
-    const offset = page.offset ?? 0;
-    const limit = page.limit ?? 100;
+  /**
+   * Domains from one of the domain indexes, highest count first (paged with
+   * `offset`/`limit`): `depth` URLs queued (the default), `fetched` URLs fetched,
+   * `errors` failed attempts plus dead letters. Eventually consistent (see the README).
+   */
+  async domains(page: DomainPage = {}): Promise<DomainCount[]> {
+    const sort = page.sort ?? 'depth';
+    if (sort !== 'depth' && sort !== 'fetched' && sort !== 'errors') {
+      throw new FrontierArgumentError('sort', sort, "'depth', 'fetched' or 'errors'");
+    }
+    const { offset, limit } = checkPage(page);
     const flat = (await this.#redis.zrevrange(
-      this.keys.domains(),
+      this.keys.domainIndex(sort),
       offset,
       offset + limit - 1,
       'WITHSCORES',
     )) as string[];
-    const out: { domain: string; queued: number }[] = [];
-    for (let i = 0; i < flat.length; i += 2)
-      out.push({ domain: flat[i]!, queued: Number(flat[i + 1]) });
-    return out;
+    return pairs(flat);
+  }
+
+  /**
+   * Domains holding dead letters, most first (paged with `offset`/`limit`), from the
+   * dead-letter domains index: one ZREVRANGEBYSCORE, no scan. The count is the domain's
+   * `dead` counter (eventually consistent).
+   */
+  async deadLetterDomains(page: { offset?: number; limit?: number } = {}): Promise<DomainCount[]> {
+    const { offset, limit } = checkPage(page);
+    const flat = (await this.#redis.zrevrangebyscore(
+      this.keys.deadLetterDomains(),
+      '+inf',
+      '(0',
+      'WITHSCORES',
+      'LIMIT',
+      offset,
+      limit,
+    )) as string[];
+    return pairs(flat);
   }
 
   /** A pod's due index, earliest first: which hosts it will visit and when. */
@@ -1033,6 +1065,26 @@ function numbers(hash: Record<string, string>): CounterStats {
   const out: CounterStats = {};
   for (const [k, v] of Object.entries(hash)) out[k] = Number(v);
   return out;
+}
+
+function pairs(flat: string[]): DomainCount[] {
+  const out: DomainCount[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    out.push({ domain: flat[i]!, count: Number(flat[i + 1]) });
+  }
+  return out;
+}
+
+function checkPage(page: { offset?: number; limit?: number }): { offset: number; limit: number } {
+  const offset = page?.offset ?? 0;
+  const limit = page?.limit ?? 100;
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new FrontierArgumentError('offset', offset, 'a non-negative integer');
+  }
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new FrontierArgumentError('limit', limit, 'a positive integer');
+  }
+  return { offset, limit };
 }
 
 function checkPod(pod: unknown): string {

@@ -157,6 +157,25 @@ export interface DeadLetter {
   meta: string;
 }
 
+/** Orders of the domain indexes: URLs queued, URLs fetched, failed attempts + dead letters. */
+export type DomainSort = 'depth' | 'fetched' | 'errors';
+
+/** A page of a domain index. */
+export interface DomainPage {
+  /** @default 'depth' */
+  sort?: DomainSort;
+  /** Rank of the first domain returned. @default 0 */
+  offset?: number;
+  /** @default 100 */
+  limit?: number;
+}
+
+/** One row of a domain index: the domain and its count in that index. */
+export interface DomainCount {
+  domain: string;
+  count: number;
+}
+
 /** Exact per-domain counters (kept by the domain's scripts). */
 export interface DomainStats {
   domain: string;

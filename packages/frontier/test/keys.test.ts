@@ -35,4 +35,18 @@ describe('FrontierKeys', () => {
     expect(hashTag(keys.due('pod-1'))).toBe(hashTag(keys.dueMeta('pod-1')));
     expect(hashTag(keys.due('pod-1'))).not.toBe(hashTag(keys.due('pod-2')));
   });
+
+  it('spells one distinct ZSET per domain index, outside every domain and pod slot', () => {
+    const indexes = [
+      keys.domainIndex('depth'),
+      keys.domainIndex('fetched'),
+      keys.domainIndex('errors'),
+      keys.deadLetterDomains(),
+    ];
+    expect(new Set(indexes).size).toBe(4);
+    expect(indexes[0]).toBe(keys.domains());
+    expect(keys.domainIndex('fetched')).toBe(keys.domainsByFetched());
+    expect(keys.domainIndex('errors')).toBe(keys.domainsByErrors());
+    for (const key of indexes) expect(key).not.toMatch(/[{}]/);
+  });
 });

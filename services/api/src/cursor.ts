@@ -77,3 +77,54 @@ export function decodeListCursor(text: string, key: string): ListCursor {
   }
   return { key, offset: o.o, length: o.n };
 }
+
+/**
+ * Position in the dead letters of all domains: a domain of the dead-letter domains index
+ * (walked from the most dead letters down, keyset `score`/`skip` as in {@link ScoreCursor})
+ * and a {@link ListCursor}-like position inside that domain's list.
+ */
+export interface DeadLetterCursor {
+  /** The domain to continue in (a different domain at that position restarts at 0). */
+  domain: string;
+  /** Its score in the dead-letter domains index when the cursor was issued. */
+  score: number;
+  /** Domains with exactly `score` that come before it. */
+  skip: number;
+  /** Dead letters of the domain already returned. */
+  offset: number;
+  /** The domain's list length when its first letters were returned. */
+  length: number;
+}
+
+export function encodeDeadLetterCursor(cursor: DeadLetterCursor): string {
+  return encode({
+    v: 1,
+    t: 'x',
+    d: cursor.domain,
+    c: cursor.score,
+    k: cursor.skip,
+    o: cursor.offset,
+    n: cursor.length,
+  });
+}
+
+/** Decodes a cursor of the all-domains dead-letter listing; throws a 400 `HttpError` otherwise. */
+export function decodeDeadLetterCursor(text: string): DeadLetterCursor {
+  const o = decode(text);
+  if (
+    o.v !== 1 ||
+    o.t !== 'x' ||
+    typeof o.d !== 'string' ||
+    typeof o.c !== 'number' ||
+    !isCount(o.k) ||
+    !isCount(o.o) ||
+    !isCount(o.n)
+  ) {
+    throw new HttpError(
+      400,
+      'SHARDLINE_ERR_API_CURSOR',
+      'cursor is not one this API issued for the dead letters of all domains',
+    );
+  }
+  return { domain: o.d, score: o.c, skip: o.k, offset: o.o, length: o.n };
+}

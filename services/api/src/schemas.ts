@@ -34,7 +34,6 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'Unknown domain',
   413: 'Body larger than API_MAX_BODY_BYTES',
   415: 'Body is not application/json',
-  501: 'The frontier keeps no index for this sort',
   503: 'Redis unreachable, or no live pods to own the URLs',
 };
 
@@ -331,10 +330,13 @@ export const pauseResponse = {
 
 export const deadLettersQuery = {
   type: 'object',
-  required: ['domain'],
   additionalProperties: false,
   properties: {
-    domain: domainParam,
+    domain: {
+      ...domainParam,
+      description:
+        'the domain key; without it: the dead letters of every domain, most dead letters first',
+    },
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
     cursor: { type: 'string', minLength: 1, maxLength: 512 },
   },
@@ -342,10 +344,18 @@ export const deadLettersQuery = {
 
 export const deadLettersResponse = {
   type: 'object',
-  required: ['domain', 'total', 'items', 'nextCursor'],
+  required: ['domain', 'total', 'domains', 'items', 'nextCursor'],
   properties: {
-    domain: { type: 'string' },
-    total: { ...integer, description: 'dead letters kept for the domain' },
+    domain: { type: ['string', 'null'], description: 'the domain asked for; null for all domains' },
+    total: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description: 'dead letters kept for the domain; null for all domains',
+    },
+    domains: {
+      ...integer,
+      description: 'domains listed from: 1, or the domains holding dead letters (index count)',
+    },
     nextCursor: { type: ['string', 'null'] },
     items: {
       type: 'array',

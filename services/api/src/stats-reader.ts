@@ -7,8 +7,10 @@ import type { Cluster, Redis } from 'ioredis';
 import type { ClusterRing, ClusterSnapshot, RingArc } from './cluster-ring.js';
 import type { MembershipSource } from './cluster-view.js';
 import {
+  decodeDeadLetterCursor,
   decodeListCursor,
   decodeScoreCursor,
+  encodeDeadLetterCursor,
   encodeListCursor,
   encodeScoreCursor,
 } from './cursor.js';
@@ -211,16 +213,12 @@ export class StatsReader {
     };
   }
 
-  /** One page of domains, deepest (or most fetched / most failing) first. */
+  /**
+   * One page of domains, deepest (or most fetched / most failing) first, from the
+   * frontier's index for that order (one ZREVRANGEBYSCORE, then one HGETALL per row).
+   */
   async domains(sort: DomainSort, limit: number, cursorText: string | undefined) {
-    const key = sortIndexKey(this.#frontier, sort);
-    if (key === undefined) {
-      throw new HttpError(
-        501,
-        'SHARDLINE_ERR_API_SORT_UNSUPPORTED',
-        `sort=${sort} needs a per-domain ${sort} index that the frontier does not keep yet; sort=depth works`,
-      );
-    }
+    const key = this.#frontier.keys.domainIndex(sort);
     const cursor = cursorText === undefined ? undefined : decodeScoreCursor(cursorText, sort);
     const max = cursor === undefined ? '+inf' : String(cursor.score);
     const flat = (await this.#redis.zrevrangebyscore(
@@ -275,8 +273,16 @@ export class StatsReader {
     };
   }
 
-  /** A page of a domain's dead letters, newest first. */
-  async deadLetters(domain: string, limit: number, cursorText: string | undefined) {
+  /**
+   * A page of dead letters, newest first within a domain: of one domain, or, without one,
+   * of every domain in the dead-letter domains index (most dead letters first).
+   */
+  async deadLetters(domain: string | undefined, limit: number, cursorText: string | undefined) {
+    if (domain === undefined) return this.#allDeadLetters(limit, cursorText);
+    return this.#domainDeadLetters(domain, limit, cursorText);
+  }
+
+  async #domainDeadLetters(domain: string, limit: number, cursorText: string | undefined) {
     await this.requireDomain(domain);
     const key = this.#frontier.keys.deadLetters(domain);
     const length = await this.#redis.llen(key);
@@ -292,7 +298,94 @@ export class StatsReader {
       items.length === limit && offset + items.length < length
         ? encodeListCursor({ ...start, offset: start.offset + items.length })
         : null;
-    return { domain, total: length, items, nextCursor };
+    return { domain, total: length, domains: 1, items, nextCursor };
+  }
+
+  /**
+   * Dead letters across domains, walking the dead-letter domains index from the most dead
+   * letters down: bounded by `limit` letters and at most `limit + 2` domains read (a
+   * ZSCORE when resuming, one ZREVRANGEBYSCORE, then an LLEN and an LRANGE per domain
+   * visited). A cursor taken
+   * inside a domain continues in that domain even if its count (its place in the index)
+   * changed since, then after its old place. A domain whose list turns out empty (its
+   * letters requeued since) is passed over; the page may then be short while
+   * `nextCursor` still continues.
+   */
+  async #allDeadLetters(limit: number, cursorText: string | undefined) {
+    const cursor = cursorText === undefined ? undefined : decodeDeadLetterCursor(cursorText);
+    const resumed = cursor !== undefined && cursor.domain !== '' ? cursor : undefined;
+    const key = this.#frontier.keys.deadLetterDomains();
+    // Skip the resumed domain in the index only if it is still where the cursor saw it:
+    // a domain whose count changed since left that run of equal scores.
+    const stillThere =
+      resumed !== undefined &&
+      Number(await this.#redis.zscore(key, resumed.domain)) === resumed.score;
+    const after = (cursor?.skip ?? 0) + (stillThere ? 1 : 0);
+    const [flat, domains] = (await Promise.all([
+      this.#redis.zrevrangebyscore(
+        key,
+        cursor === undefined ? '+inf' : String(cursor.score),
+        '(0',
+        'WITHSCORES',
+        'LIMIT',
+        after,
+        limit + 1,
+      ),
+      this.#redis.zcount(key, '(0', '+inf'),
+    ])) as [string[], number];
+    // Domains to visit with their keyset position (score, domains of that score before it).
+    const visits: { domain: string; score: number; skip: number }[] = [];
+    if (resumed) visits.push({ domain: resumed.domain, score: resumed.score, skip: resumed.skip });
+    let runScore = cursor?.score;
+    let run = after;
+    for (let i = 0; i < flat.length; i += 2) {
+      const score = Number(flat[i + 1]);
+      if (score !== runScore) {
+        runScore = score;
+        run = 0;
+      }
+      // The resumed domain may also be listed further on if its count dropped.
+      if (flat[i] !== resumed?.domain) visits.push({ domain: flat[i]!, score, skip: run });
+      run++;
+    }
+    const items: DeadLetter[] = [];
+    let nextCursor: string | null = null;
+    for (let v = 0; v < visits.length; v++) {
+      const at = visits[v]!;
+      if (items.length === limit) {
+        // Start of the next domain: '' (no domain) so that it is read from its head.
+        nextCursor = encodeDeadLetterCursor({ ...at, domain: '', offset: 0, length: 0 });
+        break;
+      }
+      const length = await this.#redis.llen(this.#frontier.keys.deadLetters(at.domain));
+      // Letters pushed since the cursor's first page moved older ones down by the growth.
+      const base = v === 0 && resumed ? resumed : { offset: 0, length };
+      const offset = base.offset + Math.max(0, length - base.length);
+      const want = limit - items.length;
+      const got =
+        offset < length ? await this.#frontier.deadLetters(at.domain, { offset, limit: want }) : [];
+      items.push(...got);
+      if (got.length === want && offset + got.length < length) {
+        nextCursor = encodeDeadLetterCursor({
+          ...at,
+          offset: base.offset + got.length,
+          length: base.length,
+        });
+        break;
+      }
+    }
+    const last = visits[visits.length - 1];
+    if (nextCursor === null && last && flat.length / 2 === limit + 1) {
+      // Every domain read, more may follow: continue after the last one.
+      nextCursor = encodeDeadLetterCursor({
+        ...last,
+        domain: '',
+        skip: last.skip + 1,
+        offset: 0,
+        length: 0,
+      });
+    }
+    return { domain: null, total: null, domains, items, nextCursor };
   }
 
   /** Throws a 404 `HttpError` unless the domain has a counter hash (one EXISTS). */
@@ -302,14 +395,6 @@ export class StatsReader {
       throw new HttpError(404, 'SHARDLINE_ERR_API_UNKNOWN_DOMAIN', `unknown domain: ${domain}`);
     }
   }
-}
-
-/**
- * The ZSET that orders domains for a sort. The frontier keeps only `<prefix>:domains`
- * (domain → URLs queued); `fetched` and `errors` need ZSETs it does not keep yet.
- */
-function sortIndexKey(frontier: RedisFrontier, sort: DomainSort): string | undefined {
-  return sort === 'depth' ? frontier.keys.domains() : undefined;
 }
 
 function toRow(s: DomainStats, owner: string | null): DomainRow {

@@ -11,8 +11,10 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.close());
 
-async function walk(path: string, limit: number): Promise<{ domain: string; queued: number }[]> {
-  const out: { domain: string; queued: number }[] = [];
+// biome-ignore lint/suspicious/noExplicitAny: rows are JSON checked against the frontier
+async function walk(path: string, limit: number): Promise<any[]> {
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  const out: any[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 100; pages++) {
     const q: string = cursor ? `&cursor=${cursor}` : '';
@@ -24,6 +26,40 @@ async function walk(path: string, limit: number): Promise<{ domain: string; queu
     if (cursor === null) return out;
   }
   throw new Error('cursor never ended');
+}
+
+/**
+ * Claims from the domain's owner and fails `n` of its URLs (giving every other lease
+ * back); returns the URLs failed, in order.
+ */
+async function failIn(domain: string, n: number, retryable: boolean): Promise<string[]> {
+  const owner = fx.ring.owner(domain);
+  const failed: string[] = [];
+  for (let round = 0; failed.length < n && round < 20; round++) {
+    const { leases } = await fx.frontier.claim({ pod: owner, max: 100 });
+    for (const lease of leases) {
+      if (lease.domain === domain && failed.length < n) {
+        await fx.frontier.fail(lease, { retryable, reason: 'http-503', status: 503 });
+        failed.push(lease.url);
+      } else {
+        await fx.frontier.release(lease);
+      }
+    }
+  }
+  expect(failed).toHaveLength(n);
+  return failed;
+}
+
+/** Every domain the fixture's frontier has seen (the depth index lists them all). */
+async function everyDomain(): Promise<string[]> {
+  return fx.redis.zrange(fx.frontier.keys.domains(), 0, -1);
+}
+
+/** Expected order of an index: by `count` descending, ties by domain descending (ZREVRANGE). */
+function ranked<T extends { domain: string }>(rows: T[], count: (row: T) => number): T[] {
+  return rows
+    .filter((r) => count(r) > 0)
+    .sort((a, b) => count(b) - count(a) || (a.domain < b.domain ? 1 : -1));
 }
 
 describe('GET /v1/domains', () => {
@@ -58,16 +94,62 @@ describe('GET /v1/domains', () => {
     expect(depths).toEqual([...depths].sort((a, b) => b - a));
   });
 
-  it('rejects a forged cursor, a bad limit and an unsupported sort with JSON errors', async () => {
+  it('sorts by fetched from the frontier index, paging through ties by cursor', async () => {
+    // Uneven fetches on top of the fixture's: the order differs from the depth order.
+    const extra = fx.domains[fx.domains.length - 1]!.domain;
+    const owner = fx.ring.owner(extra);
+    for (let round = 0; round < 20; round++) {
+      const { leases } = await fx.frontier.claim({ pod: owner, max: 100 });
+      for (const lease of leases) {
+        if (lease.domain === extra) await fx.frontier.complete(lease);
+        else await fx.frontier.release(lease);
+      }
+      if ((await fx.frontier.domainStats(extra)).fetched >= 3) break;
+    }
+    const stats = await Promise.all((await everyDomain()).map((d) => fx.frontier.domainStats(d)));
+    const expected = ranked(stats, (s) => s.fetched);
+    expect(expected.length).toBeGreaterThan(1);
+    expect(expected[0]!.domain).toBe(extra);
+    const all = await walk('/v1/domains?sort=fetched&', 100);
+    expect(all.map((r) => [r.domain, r.fetched])).toEqual(
+      expected.map((s) => [s.domain, s.fetched]),
+    );
+    for (const limit of [1, 2]) {
+      const paged = await walk('/v1/domains?sort=fetched&', limit);
+      expect(paged.map((r) => r.domain)).toEqual(all.map((r) => r.domain));
+    }
+    const first = await call(fx.base, '/v1/domains?sort=fetched&limit=1');
+    expectSchema(domainsResponse, first.body);
+    expect(first.body.sort).toBe('fetched');
+    // A cursor of one sort is refused by another.
+    const other = await call(fx.base, `/v1/domains?sort=errors&cursor=${first.body.nextCursor}`);
+    expect(other.status).toBe(400);
+    expect(other.body.code).toBe('SHARDLINE_ERR_API_CURSOR');
+  });
+
+  it('sorts by errors (failed attempts + dead letters) from the frontier index', async () => {
+    const [a, b, c] = fx.domains.map((d) => d.domain);
+    await failIn(a!, 3, true); // three retried failures
+    await failIn(b!, 1, false); // one failure that dead-letters: counts twice
+    await failIn(c!, 1, true);
+    const stats = await Promise.all((await everyDomain()).map((d) => fx.frontier.domainStats(d)));
+    const expected = ranked(stats, (s) => s.failed + s.dead);
+    expect(expected.map((s) => s.domain)).toEqual(expect.arrayContaining([a, b, c]));
+    const all = await walk('/v1/domains?sort=errors&', 100);
+    expect(all.map((r) => [r.domain, r.failed, r.dead])).toEqual(
+      expected.map((s) => [s.domain, s.failed, s.dead]),
+    );
+    const paged = await walk('/v1/domains?sort=errors&', 1);
+    expect(paged.map((r) => r.domain)).toEqual(all.map((r) => r.domain));
+  });
+
+  it('rejects a forged cursor, a bad limit and an unknown sort with JSON errors', async () => {
     const forged = await call(fx.base, '/v1/domains?cursor=bm90LWEtY3Vyc29y');
     expect(forged.status).toBe(400);
     expect(forged.body.code).toBe('SHARDLINE_ERR_API_CURSOR');
     const limit = await call(fx.base, '/v1/domains?limit=0');
     expect(limit.status).toBe(400);
     expect(limit.body.code).toBe('SHARDLINE_ERR_API_VALIDATION');
-    const sort = await call(fx.base, '/v1/domains?sort=fetched');
-    expect(sort.status).toBe(501);
-    expect(sort.body.code).toBe('SHARDLINE_ERR_API_SORT_UNSUPPORTED');
     const unknown = await call(fx.base, '/v1/domains?sort=size');
     expect(unknown.status).toBe(400);
   });
@@ -131,9 +213,67 @@ describe('GET /v1/dead-letters', () => {
     expect(second.body.nextCursor).toBeNull();
   });
 
-  it('requires a known domain', async () => {
-    expect((await call(fx.base, '/v1/dead-letters')).status).toBe(400);
+  it('without a domain, lists the dead letters of every domain from the index, most first', async () => {
+    for (const [domain, n] of [
+      ['dead2.test', 2],
+      ['dead3.test', 2],
+      ['dead4.test', 1],
+    ] as const) {
+      await fx.frontier.enqueue(Array.from({ length: n }, (_, i) => `http://${domain}/y${i}`));
+      await failIn(domain, n, false);
+    }
+    const expectedNow = async () => {
+      const stats = await Promise.all((await everyDomain()).map((d) => fx.frontier.domainStats(d)));
+      const held = ranked(stats, (s) => s.dead);
+      const urls: string[] = [];
+      for (const s of held) {
+        urls.push(...(await fx.frontier.deadLetters(s.domain, { limit: 1000 })).map((l) => l.url));
+      }
+      return { held, urls };
+    };
+    const { held, urls } = await expectedNow();
+    // dead.test (earlier test), dead2/dead3 (a tie), dead4 and a fixture domain.
+    expect(held.length).toBeGreaterThanOrEqual(4);
+    const whole = await call(fx.base, '/v1/dead-letters?limit=500');
+    expect(whole.status).toBe(200);
+    expectSchema(deadLettersResponse, whole.body);
+    expect(whole.body).toMatchObject({ domain: null, total: null, domains: held.length });
+    expect(whole.body.items.map((l: { url: string }) => l.url)).toEqual(urls);
+    expect(whole.body.nextCursor).toBeNull();
+    for (const limit of [1, 2, 3]) {
+      const paged = await walk('/v1/dead-letters?', limit);
+      expect(paged.map((l) => l.url)).toEqual(urls);
+    }
+    // A dead letter arriving mid-walk (which also moves its domain up the index) shifts
+    // nothing: the walk resumes inside the domain it was in.
+    const firstPage = await call(fx.base, '/v1/dead-letters?limit=2');
+    expect(firstPage.body.items.map((l: { url: string }) => l.url)).toEqual(urls.slice(0, 2));
+    const top = held[0]!.domain;
+    await fx.frontier.enqueue([`http://${top}/late`]);
+    await failIn(top, 1, false);
+    const rest: string[] = [];
+    for (let cursor = firstPage.body.nextCursor; cursor !== null; ) {
+      const page = await call(fx.base, `/v1/dead-letters?limit=2&cursor=${cursor}`);
+      expect(page.status).toBe(200);
+      rest.push(...page.body.items.map((l: { url: string }) => l.url));
+      cursor = page.body.nextCursor;
+    }
+    expect(rest).toEqual(urls.slice(2));
+    // Requeued dead letters leave the listing with their domain.
+    expect(await fx.frontier.requeueDeadLetters('dead3.test')).toBe(2);
+    const after = await expectedNow();
+    expect(after.held.map((s) => s.domain)).not.toContain('dead3.test');
+    const again = await call(fx.base, '/v1/dead-letters?limit=500');
+    expect(again.body.items.map((l: { url: string }) => l.url)).toEqual(after.urls);
+    expect(again.body.domains).toBe(held.length - 1);
+  });
+
+  it('refuses an unknown domain and a cursor of another listing', async () => {
     expect((await call(fx.base, '/v1/dead-letters?domain=nope.example')).status).toBe(404);
+    const one = await call(fx.base, '/v1/dead-letters?domain=dead.test&limit=1');
+    const cross = await call(fx.base, `/v1/dead-letters?cursor=${one.body.nextCursor}`);
+    expect(cross.status).toBe(400);
+    expect(cross.body.code).toBe('SHARDLINE_ERR_API_CURSOR');
   });
 });
 

@@ -132,17 +132,6 @@ describe('read commands (--json against frontier data)', () => {
     expect(typeof limited.nextCursor).toBe('string');
   });
 
-  it('domains --sort fetched|errors: one clear error naming the missing index', async () => {
-    for (const sort of ['fetched', 'errors']) {
-      const result = await human(['domains', '--sort', sort]);
-      expect(result.code).toBe(1);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toBe(
-        `error: --sort ${sort} needs a per-domain ${sort} index (a sorted set like <prefix>:domains:${sort}) that the frontier does not keep yet; --sort depth works\n`,
-      );
-    }
-  });
-
   it('domain: counters, owner, per-host delay and who sets it, robots, recent statuses', async () => {
     const d = await json<{
       queued: number;
@@ -274,7 +263,10 @@ describe('admin commands', () => {
       ['https://a.gamma.com/x', 'http-404', 404],
       ['https://b.gamma.com/y', 'http-404', 404],
     ]);
-    expect(await json(['dead-letters'])).toEqual({ domains: [{ domain: 'gamma.com', kept: 2 }] });
+    expect(await json(['dead-letters'])).toEqual({
+      domains: [{ domain: 'gamma.com', dead: 2 }],
+      more: false,
+    });
 
     const requeued = await json(['dead-letters', '--requeue']);
     expect(requeued).toEqual({ requeued: 2, domains: [{ domain: 'gamma.com', requeued: 2 }] });
@@ -291,5 +283,72 @@ describe('admin commands', () => {
     expect(result.stderr).toBe('error: unknown domain: nowhere.com\n');
     expect(hasStackTrace(result.stderr)).toBe(false);
     expect(await redis.exists(frontier.keys.domain('nowhere.com'))).toBe(0);
+  });
+
+  it('domains --sort fetched|errors and dead-letters without a domain read the frontier indexes', async () => {
+    // Per host (www.alpha.com is left alone: its robots crawl-delay is 5 s): what to
+    // complete and what to dead-letter.
+    const plan = new Map([
+      ['alpha.com', { ok: 2, dead: 0 }],
+      ['beta.com', { ok: 1, dead: 2 }],
+      ['a.gamma.com', { ok: 0, dead: 1 }],
+    ]);
+    for (let round = 0; round < 20; round++) {
+      const left = [...plan.values()].some((p) => p.ok + p.dead > 0);
+      if (!left) break;
+      for (const pod of ['pod-a', 'pod-b']) {
+        const { leases } = await frontier.claim({ pod, max: 50 });
+        for (const lease of leases) {
+          const p = plan.get(lease.host);
+          if (p && p.ok > 0) {
+            p.ok--;
+            await frontier.complete(lease);
+          } else if (p && p.dead > 0) {
+            p.dead--;
+            await frontier.fail(lease, { retryable: false, reason: 'http-410', status: 410 });
+          } else await frontier.release(lease);
+        }
+      }
+    }
+    expect([...plan.values()].every((p) => p.ok + p.dead === 0)).toBe(true);
+    const stats = await Promise.all(
+      ['alpha.com', 'beta.com', 'gamma.com'].map((d) => frontier.domainStats(d)),
+    );
+    const order = (count: (s: (typeof stats)[number]) => number) =>
+      stats
+        .filter((s) => count(s) > 0)
+        .sort((a, b) => count(b) - count(a) || (a.domain < b.domain ? 1 : -1))
+        .map((s) => s.domain);
+    for (const [sort, count] of [
+      ['fetched', (s: (typeof stats)[number]) => s.fetched],
+      ['errors', (s: (typeof stats)[number]) => s.failed + s.dead],
+    ] as const) {
+      const page = await json<{ sort: string; items: { domain: string; fetched: number }[] }>([
+        'domains',
+        '--sort',
+        sort,
+      ]);
+      expect(page.sort).toBe(sort);
+      expect(page.items.map((d) => d.domain)).toEqual(order(count));
+    }
+    expect(order((s) => s.fetched)).toEqual(['alpha.com', 'beta.com']);
+    const table = await human(['domains', '--sort', 'fetched']);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[1]).toMatch(/^alpha\.com\s/);
+
+    const held = order((s) => s.dead);
+    expect(held).toEqual(['beta.com', 'gamma.com']);
+    expect(await json(['dead-letters'])).toEqual({
+      domains: held.map((d) => ({ domain: d, dead: stats.find((s) => s.domain === d)!.dead })),
+      more: false,
+    });
+    const first = await json<{ domains: { domain: string }[]; more: boolean }>([
+      'dead-letters',
+      '--limit',
+      '1',
+    ]);
+    expect(first).toEqual({ domains: [{ domain: 'beta.com', dead: 2 }], more: true });
+    const text = await human(['dead-letters', '--limit', '1']);
+    expect(text.stdout).toContain('(first 1 domains shown; --limit N)');
   });
 });

@@ -18,12 +18,12 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
     '/v1/domains',
     {
       schema: {
-        summary: 'Domains, deepest queue first',
+        summary: 'Domains, deepest queue (or most fetched, most errors) first',
         description:
-          "One page of the frontier's domain index; pass `nextCursor` back as `cursor` for the next page.",
+          "One page of one of the frontier's domain indexes (`sort`: `depth` URLs queued, `fetched` URLs fetched, `errors` failed attempts + dead letters); pass `nextCursor` back as `cursor` for the next page. `fetched` and `errors` list the domains that have any.",
         tags: ['domains'],
         querystring: domainsQuery,
-        response: { 200: domainsResponse, ...errors(400, 501, 503) },
+        response: { 200: domainsResponse, ...errors(400, 503) },
       },
     },
     (request) => ctx.reader.domains(request.query.sort, request.query.limit, request.query.cursor),
@@ -43,13 +43,13 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
     (request) => ctx.reader.domain(request.params.domain),
   );
 
-  app.get<{ Querystring: { domain: string; limit: number; cursor?: string } }>(
+  app.get<{ Querystring: { domain?: string; limit: number; cursor?: string } }>(
     '/v1/dead-letters',
     {
       schema: {
-        summary: "A domain's dead letters",
+        summary: "A domain's dead letters, or those of all domains",
         description:
-          'Newest first, paged by cursor. `domain` is required: the frontier keeps dead letters per domain.',
+          "Newest first within a domain, paged by cursor. Without `domain`: every domain holding dead letters, most first, from the frontier's dead-letter domains index (no scan; a page reads at most `limit + 1` domains).",
         tags: ['domains'],
         querystring: deadLettersQuery,
         response: { 200: deadLettersResponse, ...errors(400, 404, 503) },

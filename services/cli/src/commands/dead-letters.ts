@@ -1,12 +1,12 @@
 /**
  * `shardline dead-letters [domain] [--limit N] [--requeue]`: lists a domain's dead letters
- * (newest first), or, without a domain, the domains that have any; `--requeue` moves them
- * back to the queues through `frontier.requeueDeadLetters` (oldest first, at most --limit
- * per domain).
+ * (newest first), or, without a domain, the domains that have any (most first, from the
+ * frontier's dead-letter domains index: no scan); `--requeue` moves them back to the
+ * queues through `frontier.requeueDeadLetters` (oldest first, at most --limit per domain).
  */
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
-import { domainsWithDeadLetters } from '../lib/dead-letter-domains.js';
+import { allDomainsWithDeadLetters, domainsWithDeadLetters } from '../lib/dead-letter-domains.js';
 import { redisNowMs } from '../lib/domain-detail.js';
 import { writeJson } from '../lib/json-output.js';
 import { integerIn } from '../lib/parse.js';
@@ -29,7 +29,10 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
       )
       .argument('[domain]', 'the domain key; without it: every domain with dead letters')
       .addOption(
-        new Option('--limit <n>', 'dead letters listed, or requeued per domain')
+        new Option(
+          '--limit <n>',
+          'dead letters listed (domains listed without a domain), or requeued per domain',
+        )
           .argParser(integerIn(1, 1_000_000))
           .default(100),
       )
@@ -42,7 +45,7 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
         ownership.requirePods();
         let targets: string[];
         if (domain === undefined) {
-          targets = (await domainsWithDeadLetters(redis, frontier)).map((d) => d.domain);
+          targets = await allDomainsWithDeadLetters(frontier);
         } else {
           await reader.requireDomain(domain);
           targets = [domain];
@@ -62,8 +65,8 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
         return;
       }
       if (domain === undefined) {
-        const domains = await domainsWithDeadLetters(redis, frontier);
-        if (flags.json) return writeJson(ctx.stdout, { domains });
+        const { domains, more } = await domainsWithDeadLetters(frontier, flags.limit);
+        if (flags.json) return writeJson(ctx.stdout, { domains, more });
         if (domains.length === 0) {
           ctx.stdout.write('no dead letters\n');
           return;
@@ -71,9 +74,10 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
         ctx.stdout.write(
           formatTable(domains, [
             { header: 'domain', cell: (d) => d.domain },
-            { header: 'dead letters', cell: (d) => d.kept },
+            { header: 'dead letters', cell: (d) => d.dead },
           ]),
         );
+        if (more) ctx.stdout.write(`(first ${domains.length} domains shown; --limit N)\n`);
         return;
       }
       const page = await reader.deadLetters(domain, flags.limit, undefined);
@@ -92,7 +96,7 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
           { header: 'url', cell: (l) => l.url },
         ]),
       );
-      if (page.total > page.items.length) {
+      if (page.total !== null && page.total > page.items.length) {
         ctx.stdout.write(`(${page.items.length} of ${page.total} shown; --limit N)\n`);
       }
     });

@@ -6,7 +6,6 @@
 import { DOMAIN_SORTS, type DomainSort } from '@shardline/api';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context.js';
-import { CliError, CliErrorCode } from '../errors.js';
 import { readDomainDetail } from '../lib/domain-detail.js';
 import { writeJson } from '../lib/json-output.js';
 import { integerIn } from '../lib/parse.js';
@@ -40,11 +39,13 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
   withConnectionOptions(
     program
       .command('domains')
-      .description('domains with their counters and owner, deepest queue first')
+      .description(
+        'domains with their counters and owner, deepest queue (or most fetched, most errors) first',
+      )
       .addOption(
         new Option(
           '--sort <order>',
-          'depth (URLs queued); fetched and errors need an index the frontier does not keep yet',
+          'depth (URLs queued), fetched (URLs fetched) or errors (failed attempts + dead letters)',
         )
           .argParser(sortOf)
           .default('depth'),
@@ -55,12 +56,6 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
       .option('--cursor <cursor>', 'continue after a previous page (printed as nextCursor)')
       .option('--json', 'print one JSON document'),
   ).action(async (flags: DomainsFlags) => {
-    if (flags.sort !== 'depth') {
-      throw new CliError(
-        CliErrorCode.UNSUPPORTED,
-        `--sort ${flags.sort} needs a per-domain ${flags.sort} index (a sorted set like <prefix>:domains:${flags.sort}) that the frontier does not keep yet; --sort depth works`,
-      );
-    }
     await withSession(flags, async ({ reader }) => {
       const page = await reader.domains(flags.sort, flags.limit, flags.cursor);
       if (flags.json) return writeJson(ctx.stdout, page);

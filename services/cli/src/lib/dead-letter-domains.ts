@@ -1,40 +1,36 @@
 /**
- * Which domains hold dead letters. The frontier keeps dead letters per domain and has no
- * index of domains with dead letters, so this walks the domains index (`<prefix>:domains`,
- * ZSCAN in pages) and asks each domain's list length (LLEN, pipelined per page): O(domains),
- * meant for an operator's command, not a hot path.
+ * Which domains hold dead letters, from the frontier's dead-letter domains index
+ * (`frontier.deadLetterDomains`, a ZSET of domain → dead letters held): paged reads of that
+ * index only, never a walk over all domains.
  */
 import type { RedisFrontier } from '@shardline/frontier';
-import type { Cluster, Redis } from 'ioredis';
 
-/** Domains with at least one dead letter kept, most first. */
+/** Domains read per ZREVRANGEBYSCORE when collecting every domain with dead letters. */
+const PAGE = 1000;
+
+/**
+ * Up to `limit` domains holding dead letters, most first, and whether more follow. `dead`
+ * is the domain's dead-letter count as the index keeps it (eventually consistent).
+ */
 export async function domainsWithDeadLetters(
-  redis: Redis | Cluster,
   frontier: RedisFrontier,
-): Promise<{ domain: string; kept: number }[]> {
-  const out: { domain: string; kept: number }[] = [];
-  // ZSCAN may return a member twice (while the set is rehashed).
-  const visited = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, page] = (await redis.zscan(frontier.keys.domains(), cursor, 'COUNT', 500)) as [
-      string,
-      string[],
-    ];
-    cursor = next;
-    const domains: string[] = [];
-    for (let i = 0; i < page.length; i += 2) {
-      if (visited.has(page[i]!)) continue;
-      visited.add(page[i]!);
-      domains.push(page[i]!);
-    }
-    // On a Cluster each LLEN goes to its own slot's node; Promise.all keeps them concurrent.
-    const lengths = await Promise.all(
-      domains.map((d) => redis.llen(frontier.keys.deadLetters(d)) as Promise<number>),
-    );
-    domains.forEach((domain, i) => {
-      if (lengths[i]! > 0) out.push({ domain, kept: lengths[i]! });
-    });
-  } while (cursor !== '0');
-  return out.sort((a, b) => b.kept - a.kept || (a.domain < b.domain ? -1 : 1));
+  limit: number,
+): Promise<{ domains: { domain: string; dead: number }[]; more: boolean }> {
+  const rows = await frontier.deadLetterDomains({ offset: 0, limit: limit + 1 });
+  const more = rows.length > limit;
+  return { domains: rows.slice(0, limit).map((r) => ({ domain: r.domain, dead: r.count })), more };
+}
+
+/**
+ * Every domain holding dead letters (for `--requeue` without a domain), read in pages of
+ * {@link PAGE}: O(domains with dead letters), not O(domains). Collected before anything is
+ * requeued, because requeueing removes domains from the index being paged.
+ */
+export async function allDomainsWithDeadLetters(frontier: RedisFrontier): Promise<string[]> {
+  const out = new Set<string>();
+  for (let offset = 0; ; offset += PAGE) {
+    const rows = await frontier.deadLetterDomains({ offset, limit: PAGE });
+    for (const r of rows) out.add(r.domain);
+    if (rows.length < PAGE) return [...out];
+  }
 }
