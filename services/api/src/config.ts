@@ -8,6 +8,11 @@ import { ApiConfigError } from './errors.js';
 export interface ApiConfig {
   /** `REDIS_URL`. @default 'redis://127.0.0.1:6379' */
   redisUrl: string;
+  /**
+   * `REDIS_CLUSTER_NODES`: comma-separated `host:port` start-up nodes of a Redis Cluster; when
+   * set (non-empty) the API opens an ioredis `Cluster` instead of `REDIS_URL`. @default unset
+   */
+  redisClusterNodes?: { host: string; port: number }[];
   /** `KEY_PREFIX`: the frontier's key prefix (same as the crawler's). @default 'sl' */
   keyPrefix: string;
   /** `API_HOST`: address to bind. @default '127.0.0.1' */
@@ -46,12 +51,30 @@ function integer(
   return n;
 }
 
+/** `host:port,host:port…` (IPv6 hosts in brackets) → ioredis Cluster start-up nodes. */
+function clusterNodes(raw: string): { host: string; port: number }[] {
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return list.map((entry) => {
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65535) {
+      throw new ApiConfigError('REDIS_CLUSTER_NODES', raw, 'a comma list of host:port');
+    }
+    return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+}
+
 /** Reads and validates the API's environment variables (throws `ApiConfigError`). */
 export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const redisUrl = env.REDIS_URL?.trim() || 'redis://127.0.0.1:6379';
   if (!/^rediss?:\/\//.test(redisUrl)) {
     throw new ApiConfigError('REDIS_URL', redisUrl, 'a redis:// or rediss:// URL');
   }
+  const nodes = env.REDIS_CLUSTER_NODES?.trim() || undefined;
+  const redisClusterNodes = nodes === undefined ? undefined : clusterNodes(nodes);
   const keyPrefix = env.KEY_PREFIX?.trim() || 'sl';
   const host = env.API_HOST?.trim() || '127.0.0.1';
   const token = env.API_TOKEN?.trim() || undefined;
@@ -65,6 +88,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   }
   return {
     redisUrl,
+    ...(redisClusterNodes ? { redisClusterNodes } : {}),
     keyPrefix,
     host,
     port: integer(env, 'API_PORT', 8080, 0, 65535),

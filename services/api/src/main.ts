@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { RedisFrontier } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { ClusterRing } from './cluster-ring.js';
 import { type ClusterView, RegistryClusterView } from './cluster-view.js';
 import { type ApiConfig, loadApiConfig } from './config.js';
@@ -27,7 +27,11 @@ export interface RunningApi {
 export async function startApi(config: ApiConfig, view?: ClusterView): Promise<RunningApi> {
   // Fail a command after one reconnect attempt, so a Redis outage answers 503 quickly
   // instead of queueing requests until the client gives up.
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 5000 });
+  const redis = config.redisClusterNodes
+    ? new Cluster(config.redisClusterNodes, {
+        redisOptions: { maxRetriesPerRequest: 1, commandTimeout: 5000 },
+      })
+    : new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 5000 });
   redis.on('error', () => {
     // Reported through /readyz and 503 answers; ioredis reconnects by itself.
   });

@@ -16,6 +16,13 @@ export type EnvPodOptions = Omit<
 export interface CrawlerConfig {
   /** `REDIS_URL`; absent means "start an embedded redis-server" (CLI) or an error (main). */
   redisUrl?: string;
+  /**
+   * `REDIS_CLUSTER_NODES` (comma-separated `host:port`; empty = unset): open an ioredis
+   * `Cluster` on these start-up nodes instead of `REDIS_URL`.
+   */
+  redisClusterNodes?: { host: string; port: number }[];
+  /** `HEALTH_PORT`: serve `/healthz`, `/readyz`, `POST /drain` on 0.0.0.0:port; unset = off. */
+  healthPort?: number;
   /** `LOG_LEVEL` (pino level). @default 'info' */
   logLevel: string;
   pod: EnvPodOptions;
@@ -25,6 +32,9 @@ export interface CrawlerConfig {
 export const ENV_VARIABLES = {
   POD_ID: 'podId',
   POD_WEIGHT: 'podWeight',
+  SESSION_TIMEOUT_MS: 'sessionTimeoutMs',
+  RING_VNODES: 'ringVnodes',
+  RING_SEED: 'ringSeed',
   KEY_PREFIX: 'prefix',
   CONCURRENCY: 'concurrency',
   PER_HOST_CONCURRENCY: 'perHostConcurrency',
@@ -65,6 +75,9 @@ type Kind = 'int' | 'number' | 'bool' | 'string' | 'list' | 'exit';
 const KINDS: Record<keyof typeof ENV_VARIABLES, Kind> = {
   POD_ID: 'string',
   POD_WEIGHT: 'number',
+  SESSION_TIMEOUT_MS: 'int',
+  RING_VNODES: 'int',
+  RING_SEED: 'int',
   KEY_PREFIX: 'string',
   CONCURRENCY: 'int',
   PER_HOST_CONCURRENCY: 'int',
@@ -160,6 +173,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CrawlerConfig 
     if (!/^rediss?:\/\//.test(url)) throw bad('REDIS_URL', url, 'a redis:// or rediss:// URL');
     config.redisUrl = url;
   }
+  const nodes = env.REDIS_CLUSTER_NODES?.trim();
+  if (nodes) config.redisClusterNodes = parseClusterNodes(nodes, 'REDIS_CLUSTER_NODES');
+  const health = env.HEALTH_PORT?.trim();
+  if (health) {
+    const port = parseSetting('HEALTH_PORT', 'int', health) as number;
+    if (port > 65535) throw bad('HEALTH_PORT', health, 'a port number (0-65535)');
+    config.healthPort = port;
+  }
   const level = env.LOG_LEVEL?.trim();
   if (level) {
     if (!/^(fatal|error|warn|info|debug|trace|silent)$/.test(level)) {
@@ -168,4 +189,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CrawlerConfig 
     config.logLevel = level;
   }
   return config;
+}
+
+/**
+ * Parses `host:port,host:port…` (IPv6 hosts in brackets: `[::1]:7000`) into ioredis Cluster
+ * start-up nodes; `name` is the variable or flag named in the error.
+ */
+export function parseClusterNodes(raw: string, name: string): { host: string; port: number }[] {
+  const nodes = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((entry) => {
+      const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(entry);
+      const port = Number(match?.[2]);
+      if (!match || port < 1 || port > 65535) throw bad(name, raw, 'a comma list of host:port');
+      return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+    });
+  if (nodes.length === 0) throw bad(name, raw, 'a comma list of host:port');
+  return nodes;
 }

@@ -14,11 +14,12 @@ import {
   type Lease,
   RedisFrontier,
 } from '@shardline/frontier';
+import { Membership, type MembershipEvents, type StopOptions } from '@shardline/membership';
 import type { RobotsTxt } from '@shardline/robots';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
-import { type Assignment, StaticAssignment } from './assignment.js';
+import type { Assignment } from './assignment.js';
 import { Batcher } from './batcher.js';
 import { CrawlOutcomeCode, check, FetchErrorCode, invalidOption } from './errors.js';
 import { decodeBody, Fetcher, type FetchOutcome } from './fetcher.js';
@@ -66,10 +67,19 @@ export interface CrawlerPodOptions {
   subscriber?: WakeSubscriber;
   /** Stable pod id. @default os.hostname() */
   podId?: string;
-  /** Capacity weight for the membership ring (reported; used by the membership layer). @default 1 */
+  /** Capacity weight on the membership ring (`vnodes × weight` tokens, ≤ 1000). @default 1 */
   podWeight?: number;
-  /** Domain ownership. @default a {@link StaticAssignment} of everything to this pod */
+  /**
+   * Fixed domain ownership instead of the pod registry (unit tests, a single pod without
+   * membership). @default none: ownership comes from `@shardline/membership`
+   */
   assignment?: Assignment;
+  /** Membership session: a pod not heard from for this long counts as dead. @default 10000 */
+  sessionTimeoutMs?: number;
+  /** Ring tokens per unit of weight, proposed to the registry (the first pod's value wins). @default 8192 */
+  ringVnodes?: number;
+  /** Ring token seed, proposed like `ringVnodes`. @default 0 */
+  ringSeed?: number;
   /** Redis key prefix of the frontier, robots cache and results stream. @default 'sl' */
   prefix?: string;
   /** Global fetch slots (leases in flight). @default 64 */
@@ -157,6 +167,10 @@ export interface PodStats {
   /** Dead-lettered (non-retryable or retries exhausted), robots refusals included. */
   dead: number;
   released: number;
+  /**
+   * Leases found gone when settling (`SHARDLINE_ERR_FRONTIER_LEASE_LOST`): the pod stalled past
+   * its lease or session and a survivor requeued the URL, so it is fetched again — a repeat.
+   */
   lost: number;
   /** Leases refused by robots.txt (disallowed or unreachable). */
   robotsDisallowed: number;
@@ -179,6 +193,8 @@ export interface PodStats {
   results: { written: number; errors: number };
 }
 
+type MembershipEvent<K extends keyof MembershipEvents> = (...args: MembershipEvents[K]) => void;
+
 type Base = Pick<
   CrawlResult,
   'url' | 'host' | 'domain' | 'depth' | 'attempt' | 'pod' | 'startedAtMs'
@@ -193,6 +209,8 @@ export class CrawlerPod {
   readonly frontier: RedisFrontier;
   /** The results stream key. */
   readonly resultsStreamKey: string;
+  /** The pod registry membership (`undefined` with a fixed `assignment`). */
+  readonly membership: Membership | undefined;
   readonly #log: Logger;
   readonly #dns: DnsCache;
   readonly #fetcher: Fetcher;
@@ -207,7 +225,7 @@ export class CrawlerPod {
     { lease: Lease; result: { status: number; bytes: number; durationMs: number; links: number } },
     FrontierError | null
   >;
-  readonly #ownSubscriber: Redis | undefined;
+  readonly #ownSubscriber: Redis | Cluster | undefined;
   readonly #token: string;
   readonly #maxCrawlDelayMs: number;
   readonly #maxPagesPerDomain: number;
@@ -216,6 +234,13 @@ export class CrawlerPod {
   readonly #exitGraceMs: number | undefined;
   readonly #stopGraceMs: number;
   readonly #unsubscribeAssignment: () => void;
+  // membership.start(), once: seed() may join before start() does.
+  #joined: Promise<void> | undefined;
+  #loopRunning = false;
+  #draining = false;
+  #finished = false;
+  // Leases whose settle (complete/fail/release) threw: they may still be held in Redis.
+  #unsettled = 0;
   #idleSinceMs: number | undefined;
   #idleClaimed = -1;
   #started = false;
@@ -306,11 +331,21 @@ export class CrawlerPod {
     }
     this.#stopGraceMs = check.int(OWNER, 'stopGraceMs', options.stopGraceMs, 10_000, 0);
 
-    const assignment = options.assignment ?? new StaticAssignment(this.id);
+    const sessionTimeoutMs = check.int(
+      OWNER,
+      'sessionTimeoutMs',
+      options.sessionTimeoutMs,
+      10_000,
+      100,
+    );
+    const ringVnodes = check.int(OWNER, 'ringVnodes', options.ringVnodes, 8192, 1, 2 ** 20);
+    const ringSeed = check.int(OWNER, 'ringSeed', options.ringSeed, 0, 0);
     const canonicalizer = createCanonicalizer();
+    // The frontier asks for owners lazily, so frontier and membership can refer to each other.
+    let ownerOf: (domain: string) => string;
     this.frontier = new RedisFrontier({
       redis: options.redis,
-      ownerOf: (domain) => assignment.ownerOf(domain),
+      ownerOf: (domain) => ownerOf(domain),
       prefix,
       leaseTimeoutMs,
       maxRetries: check.int(OWNER, 'maxRetries', options.maxRetries, 3, 0, 100),
@@ -388,8 +423,11 @@ export class CrawlerPod {
 
     let subscriber = options.subscriber;
     if (!subscriber && typeof (options.redis as Redis).duplicate === 'function') {
-      // No ready check: its INFO is refused once the connection is in subscriber mode.
-      const duplicate = (options.redis as Redis).duplicate({ enableReadyCheck: false });
+      // No ready check: its INFO is refused once the connection is in subscriber mode. A
+      // Cluster's duplicate() takes start-up nodes first: call it bare.
+      const duplicate = options.redis.isCluster
+        ? (options.redis as Cluster).duplicate()
+        : (options.redis as Redis).duplicate({ enableReadyCheck: false });
       duplicate.on('error', (error) => this.#log.warn({ err: error }, 'wake subscriber error'));
       this.#ownSubscriber = duplicate;
       subscriber = duplicate;
@@ -409,8 +447,70 @@ export class CrawlerPod {
       loopOptions.wake = { channel: this.frontier.wakeChannel(this.id), subscriber };
     }
     if (this.#exitGraceMs !== undefined) loopOptions.shouldExit = () => this.#shouldExit();
+    if (options.assignment) {
+      const assignment = options.assignment;
+      ownerOf = (domain) => assignment.ownerOf(domain);
+      this.membership = undefined;
+      this.#unsubscribeAssignment = assignment.onChange(() => this.#loop.poke());
+    } else {
+      const membership = new Membership({
+        redis: options.redis,
+        podId: this.id,
+        prefix,
+        frontier: this.frontier,
+        weight,
+        sessionTimeoutMs,
+        vnodes: ringVnodes,
+        seed: ringSeed,
+      });
+      this.membership = membership;
+      ownerOf = membership.ownerOf;
+      loopOptions.canClaim = () => membership.ready;
+      this.#unsubscribeAssignment = this.#watch(membership);
+    }
     this.#loop = new WorkLoop(loopOptions);
-    this.#unsubscribeAssignment = assignment.onChange(() => this.#loop.poke());
+  }
+
+  /** Logs the membership's events; a change or handoff wakes the loop (new due entries). */
+  #watch(membership: Membership): () => void {
+    const log = this.#log;
+    const listeners = {
+      change: (c: Parameters<MembershipEvent<'change'>>[0]) => {
+        log.info(
+          {
+            epoch: c.epoch,
+            joined: c.joined,
+            left: c.left,
+            movedFraction: c.movedFraction,
+          },
+          'membership change',
+        );
+        this.#loop.poke();
+      },
+      handoff: (h: Parameters<MembershipEvent<'handoff'>>[0]) => {
+        log.info(h, 'membership handoff');
+        this.#loop.poke();
+      },
+      reclaimed: (r: Parameters<MembershipEvent<'reclaimed'>>[0]) => {
+        log.info(r, 'membership reclaimed a removed pod');
+        this.#loop.poke();
+      },
+      swept: (r: Parameters<MembershipEvent<'swept'>>[0]) => {
+        if (r.stranded.length > 0) log.info(r, 'membership sweep moved stranded domains');
+      },
+      restarted: () => log.info({ pod: this.id }, 'membership: restarted inside the session'),
+      'session-lost': () =>
+        log.warn({ pod: this.id }, 'membership: session had expired (stalled); joined again'),
+      error: (error: Error) => log.warn({ err: error }, 'membership error (retried)'),
+    };
+    for (const [event, listener] of Object.entries(listeners)) {
+      membership.on(event as 'error', listener as (e: Error) => void);
+    }
+    return () => {
+      for (const [event, listener] of Object.entries(listeners)) {
+        membership.off(event as 'error', listener as (e: Error) => void);
+      }
+    };
   }
 
   /** The User-Agent header value the pod sends. */
@@ -418,15 +518,36 @@ export class CrawlerPod {
     return this.#fetcher.userAgent;
   }
 
-  /** Queues seed URLs (depth 0 unless given). */
-  seed(urls: readonly EnqueueItem[]): Promise<EnqueueReport> {
-    return this.frontier.enqueue(urls).then((report) => {
-      if (report.wokenPods.includes(this.id)) this.#loop.poke();
-      return report;
-    });
+  /**
+   * Queues seed URLs (depth 0 unless given). With membership the pod joins first (owners come
+   * from the ring), without claiming until {@link start}.
+   */
+  async seed(urls: readonly EnqueueItem[]): Promise<EnqueueReport> {
+    await this.#join();
+    const report = await this.frontier.enqueue(urls);
+    if (report.wokenPods.includes(this.id)) this.#loop.poke();
+    return report;
   }
 
-  /** Starts the work loop (subscribes to the wake channel first). */
+  #join(): Promise<void> {
+    this.#joined ??= (async () => {
+      if (!this.membership) return;
+      // start() requeues a previous incarnation's leases itself and waits for a survivor
+      // still reclaiming this id: the pod must not claim before it resolves.
+      await this.membership.start();
+      this.#log.info(
+        { pod: this.id, epoch: this.membership.epoch, members: this.membership.members() },
+        'membership joined',
+      );
+    })();
+    return this.#joined;
+  }
+
+  /**
+   * Joins the membership (when not yet joined by {@link seed}), then starts the work loop
+   * (subscribes to the wake channel first). The loop claims only while the membership is
+   * ready.
+   */
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
@@ -434,8 +555,25 @@ export class CrawlerPod {
       { pod: this.id, userAgent: this.userAgent, results: this.resultsStreamKey },
       'pod starting',
     );
+    await this.#join();
+    if (this.#stopped) return; // stop() came while joining
     await this.#loop.start();
+    this.#loopRunning = true;
     void this.#loop.done.then(() => this.stop());
+  }
+
+  /**
+   * Whether the pod takes work now: joined, on its ring, loop running, not draining. The
+   * readiness probe adds a Redis PING (see the health server).
+   */
+  get ready(): boolean {
+    if (!this.#loopRunning || this.#draining || this.#stopped) return false;
+    return this.membership ? this.membership.ready : true;
+  }
+
+  /** False once the pod has stopped completely (the liveness probe). */
+  get live(): boolean {
+    return !this.#finished;
   }
 
   /**
@@ -447,19 +585,39 @@ export class CrawlerPod {
   }
 
   /**
-   * Graceful stop: no more claims; leases in flight get `stopGraceMs` to finish, then are
-   * aborted and released; results are flushed; the fetcher and the pod's own connections
-   * close. The Redis client passed in stays open. Idempotent.
+   * Stops; idempotent. Graceful (SIGTERM, `/drain`, `exitWhenIdle`): no more claims; leases in
+   * flight get `stopGraceMs` to finish, then are aborted and released — all while the
+   * membership keeps heartbeating; then the membership stops gracefully (leaves, bumping the
+   * epoch, hands the due index off, waits for its reclaims). Results are flushed; the fetcher
+   * and the pod's own connections close. The Redis client passed in stays open.
+   * `graceful: false` (fatal error): leases in flight are aborted and released at once and the
+   * membership only stops heartbeating — the other pods treat the pod as crashed.
    */
-  stop(): Promise<void> {
+  stop(options: { graceful?: boolean } = {}): Promise<void> {
+    const graceful = options.graceful ?? true;
     this.#stopped ??= (async () => {
-      await this.#loop.stop(this.#stopGraceMs);
+      this.#draining = true;
+      await this.#loop.stop(graceful ? this.#stopGraceMs : 0);
       await this.#enqueue.drain();
       await this.#complete.drain();
       this.#unsubscribeAssignment();
+      if (this.membership && this.#joined) {
+        await this.#joined.catch(() => undefined);
+        // Every lease is settled by now (finished or released). A lease whose settle failed
+        // may still be held: then pass no callback, so survivors requeue this pod's leases.
+        const stopOptions: StopOptions = { graceful };
+        if (graceful && this.#unsettled === 0) stopOptions.releaseLeases = async () => undefined;
+        try {
+          await this.membership.stop(stopOptions);
+          this.#log.info({ pod: this.id, graceful }, 'membership left');
+        } catch (error) {
+          this.#log.error({ err: error }, 'membership stop failed (others treat it as a crash)');
+        }
+      }
       await this.#results.close();
       await this.#fetcher.close().catch(() => undefined);
       if (this.#ownSubscriber) await this.#ownSubscriber.quit().catch(() => undefined);
+      this.#finished = true;
       this.#log.info(this.stats(), 'pod stopped');
     })();
     return this.#stopped;
@@ -500,6 +658,7 @@ export class CrawlerPod {
       await this.#crawl(lease, signal, base);
     } catch (error) {
       // A Redis failure while settling: the lease expires and is retried elsewhere.
+      this.#unsettled += 1;
       this.#log.error({ err: error, url: lease.url }, 'lease handling failed');
     }
   }

@@ -1,5 +1,5 @@
 export { type Assignment, StaticAssignment } from './assignment.js';
-export { type CrawlerConfig, loadConfig } from './config.js';
+export { type CrawlerConfig, loadConfig, parseClusterNodes } from './config.js';
 export { CrawlerPod, type CrawlerPodOptions, type PodStats } from './crawler-pod.js';
 export {
   CrawlerError,
@@ -15,7 +15,9 @@ export {
   type FetchOutcome,
   type FetchTimings,
 } from './fetcher.js';
+export { HealthServer, type HealthServerOptions, isLoopback } from './health-server.js';
 export { extractLinks, LinkExtractor, LinkScope, type ScopeDecision } from './links.js';
+export { createRedisClient, type RedisTarget } from './redis-client.js';
 export {
   type CrawlOutcome,
   type CrawlResult,

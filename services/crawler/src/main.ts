@@ -1,21 +1,43 @@
 /**
  * Runs one crawler pod from the environment (see config.ts): `node --import tsx
- * services/crawler/src/main.ts`. Needs REDIS_URL (the `shardline crawl` command starts an
- * embedded Redis when it is unset). SIGTERM / SIGINT stop it gracefully.
+ * services/crawler/src/main.ts`. Needs REDIS_URL or REDIS_CLUSTER_NODES (the `shardline crawl`
+ * command starts an embedded Redis when neither is set). The pod joins the membership, then
+ * claims; SIGTERM / SIGINT / `POST /drain` stop it gracefully (stop claiming, finish or release
+ * leases, leave, hand off); a fatal error stops heartbeating only (the others see a crash).
  */
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { CrawlerPod } from './crawler-pod.js';
+import { HealthServer } from './health-server.js';
+import { createRedisClient } from './redis-client.js';
 
 const config = loadConfig();
 const logger = pino({ level: config.logLevel });
-if (!config.redisUrl) {
-  logger.fatal('REDIS_URL is not set (shardline crawl starts an embedded Redis instead)');
+if (!config.redisUrl && !config.redisClusterNodes) {
+  logger.fatal(
+    'neither REDIS_URL nor REDIS_CLUSTER_NODES is set (shardline crawl starts an embedded Redis instead)',
+  );
   process.exit(2);
 }
-const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+const redis = createRedisClient({ url: config.redisUrl, clusterNodes: config.redisClusterNodes });
+redis.on('error', (error) => logger.warn({ err: error }, 'redis error (reconnecting)'));
 const pod = new CrawlerPod({ ...config.pod, redis, logger });
+
+let health: HealthServer | undefined;
+if (config.healthPort !== undefined) {
+  health = new HealthServer({
+    port: config.healthPort,
+    live: () => pod.live,
+    ready: () => pod.ready,
+    ping: () => redis.ping(),
+    drain: async () => {
+      logger.info('drain requested');
+      await pod.stop();
+    },
+  });
+  logger.info({ url: await health.listen() }, 'health server listening');
+}
+
 let signals = 0;
 const onSignal = (signal: NodeJS.Signals) => {
   signals += 1;
@@ -25,6 +47,31 @@ const onSignal = (signal: NodeJS.Signals) => {
 };
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);
-await pod.start();
-await pod.done;
-await redis.quit();
+
+const fatal = (error: unknown) => {
+  logger.fatal(
+    { err: error },
+    'fatal error: stopping without leaving (others treat it as a crash)',
+  );
+  const exit = setTimeout(() => process.exit(1), 5000);
+  exit.unref();
+  void pod
+    .stop({ graceful: false })
+    .catch(() => undefined)
+    .finally(() => process.exit(1));
+};
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
+
+let started = false;
+try {
+  await pod.start();
+  started = true;
+} catch (error) {
+  fatal(error);
+}
+if (started) {
+  await pod.done;
+  await health?.close();
+  await redis.quit().catch(() => undefined);
+}

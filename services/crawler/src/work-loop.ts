@@ -45,6 +45,13 @@ export interface WorkLoopOptions {
   /** Heartbeat sweep period; leases older than this are extended. 0 = no heartbeats. */
   heartbeatIntervalMs: number;
   /**
+   * Whether the pod may claim now (membership `ready`). While it answers false the loop
+   * claims nothing and checks again every `notReadyPollMs`. @default always true
+   */
+  canClaim?: () => boolean;
+  /** Re-check period of `canClaim` while it answers false. @default 100 */
+  notReadyPollMs?: number;
+  /**
    * Called when the loop is locally idle (no lease in flight) after an empty claim; resolving
    * `true` stops the loop.
    */
@@ -163,6 +170,12 @@ export class WorkLoop {
         const free = this.#o.concurrency - this.#held.size;
         if (free <= 0) {
           await this.#sleep(Number.POSITIVE_INFINITY, true);
+          continue;
+        }
+        if (this.#o.canClaim && !this.#o.canClaim()) {
+          // Not on the ring (yet), or cut off from the registry: claiming could take another
+          // pod's domains. Poll the flag; a poke (membership change) ends the sleep early.
+          await this.#sleep(Date.now() + (this.#o.notReadyPollMs ?? 100), false);
           continue;
         }
         const gap = this.#lastClaimAtMs + this.#o.minClaimIntervalMs - Date.now();
