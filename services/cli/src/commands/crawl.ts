@@ -1,18 +1,31 @@
 /**
- * `shardline crawl [seeds...]`: runs one crawler pod. Settings come from the environment (the
- * crawler's `loadConfig`) and flags override them. Without REDIS_URL / --redis-url an embedded
- * `redis-server` is started with its data in --data-dir (AOF on, so a crawl resumes).
+ * `shardline crawl [seeds...]`: runs one crawler pod (the container's command). Settings come
+ * from the environment (the crawler's `loadConfig`) and flags override them. Without
+ * REDIS_URL / --redis-url / REDIS_CLUSTER_NODES / --redis-cluster an embedded `redis-server` is
+ * started with its data in --data-dir (AOF on, so a crawl resumes). The pod joins the
+ * membership before it claims; HEALTH_PORT / --health-port serves the probes and `/drain`.
  */
 import { readFileSync } from 'node:fs';
-import { CrawlerError, CrawlerPod, type CrawlerPodOptions, loadConfig } from '@shardline/crawler';
+import {
+  CrawlerError,
+  CrawlerPod,
+  type CrawlerPodOptions,
+  createRedisClient,
+  HealthServer,
+  loadConfig,
+  parseClusterNodes,
+} from '@shardline/crawler';
 import { type Command, Option } from 'commander';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
 
 interface CrawlFlags {
   redisUrl?: string;
+  redisCluster?: string;
+  healthPort?: number;
+  podWeight?: string;
+  sessionTimeoutMs?: number;
   dataDir: string;
   redisPort?: number;
   seedsFile?: string;
@@ -79,6 +92,21 @@ export function registerCrawlCommand(program: Command): void {
     .description('run a crawler pod (starts an embedded redis-server when no Redis is configured)')
     .argument('[seeds...]', 'seed URLs to enqueue before crawling')
     .option('--redis-url <url>', 'Redis to use (env REDIS_URL); none: embedded redis-server')
+    .option(
+      '--redis-cluster <nodes>',
+      'Redis Cluster start-up nodes host:port,host:port… (env REDIS_CLUSTER_NODES); wins over --redis-url',
+    )
+    .option(
+      '--health-port <n>',
+      'serve /healthz, /readyz, POST /drain on 0.0.0.0:n (env HEALTH_PORT; default off)',
+      int('health-port'),
+    )
+    .option('--pod-weight <w>', 'capacity weight on the ring (env POD_WEIGHT, default 1)')
+    .option(
+      '--session-timeout-ms <n>',
+      'membership session timeout (env SESSION_TIMEOUT_MS, default 10000)',
+      int('session-timeout-ms'),
+    )
     .option('--data-dir <dir>', 'embedded Redis data directory', './.shardline/redis')
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', int('redis-port'))
     .option('--seeds-file <file>', 'file with one seed URL per line')
@@ -146,6 +174,17 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
     if (value !== undefined) options[key as keyof typeof options] = value as never;
   };
   set('podId', flags.podId);
+  if (flags.podWeight !== undefined) {
+    const weight = Number(flags.podWeight);
+    if (!(weight > 0) || !Number.isFinite(weight)) {
+      throw new CliError(
+        CliErrorCode.USAGE,
+        `--pod-weight must be a number > 0, got ${JSON.stringify(flags.podWeight)}`,
+      );
+    }
+    options.podWeight = weight;
+  }
+  set('sessionTimeoutMs', flags.sessionTimeoutMs);
   set('prefix', flags.prefix);
   set('concurrency', flags.concurrency);
   set('perHostConcurrency', flags.perHostConcurrency);
@@ -183,9 +222,19 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
   }
 
   const logger = pino({ level: flags.logLevel ?? config.logLevel }, pino.destination(2));
+  let clusterNodes = config.redisClusterNodes;
+  if (flags.redisCluster !== undefined) {
+    try {
+      clusterNodes = parseClusterNodes(flags.redisCluster, '--redis-cluster');
+    } catch (error) {
+      throw new CliError(CliErrorCode.USAGE, (error as Error).message);
+    }
+  }
+  // A flag beats the environment: --redis-url over REDIS_CLUSTER_NODES too.
+  if (flags.redisUrl !== undefined && flags.redisCluster === undefined) clusterNodes = undefined;
   const redisUrl = flags.redisUrl ?? config.redisUrl;
   let embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | undefined;
-  if (!redisUrl) {
+  if (!redisUrl && !clusterNodes) {
     // Fails with a one-line CliError (SHARDLINE_ERR_CLI_REDIS).
     embedded = await startEmbeddedRedis({ dataDir: flags.dataDir, port: flags.redisPort ?? 0 });
     logger.info(
@@ -193,7 +242,8 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
       'embedded redis',
     );
   }
-  const redis = new Redis(redisUrl ?? embedded!.url, { maxRetriesPerRequest: null });
+  const redis = createRedisClient({ url: redisUrl ?? embedded?.url, clusterNodes });
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis error (reconnecting)'));
   let pod: CrawlerPod;
   try {
     pod = new CrawlerPod({ ...options, redis, logger });
@@ -207,7 +257,22 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   let timer: NodeJS.Timeout | undefined;
+  let health: HealthServer | undefined;
+  const healthPort = flags.healthPort ?? config.healthPort;
   try {
+    if (healthPort !== undefined) {
+      health = new HealthServer({
+        port: healthPort,
+        live: () => pod.live,
+        ready: () => pod.ready,
+        ping: () => redis.ping(),
+        drain: async () => {
+          logger.info('drain requested');
+          await pod.stop();
+        },
+      });
+      logger.info({ url: await health.listen() }, 'health server listening');
+    }
     if (allSeeds.length > 0) {
       const report = await pod.seed(allSeeds);
       logger.info(
@@ -238,6 +303,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     await pod.stop();
+    await health?.close();
     process.stdout.write(`${JSON.stringify(pod.stats())}\n`);
     await redis.quit().catch(() => undefined);
     await embedded?.stop();

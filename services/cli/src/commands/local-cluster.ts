@@ -1,0 +1,162 @@
+/**
+ * The local cluster, for users without an orchestrator: `shardline up --pods N` runs N
+ * `shardline crawl` pods (ids `local-0…`) under one supervisor, `scale N` changes the count,
+ * `status` lists the pods, `down` stops everything gracefully. The supervisor is found
+ * through `<data-dir>/cluster.json`.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import type { CliContext } from '../context.js';
+import { usageError } from '../errors.js';
+import { ClusterClient, StaleClusterError } from '../local-cluster/control-client.js';
+import { type ClusterFile, isAlive, removeClusterFile } from '../local-cluster/control-file.js';
+import { addCrawlOptions, crawlArgs } from '../local-cluster/crawl-flags.js';
+import { formatStatus } from '../local-cluster/format.js';
+import { launchCluster, redactUrl } from '../local-cluster/launch.js';
+import { readAll } from '../local-cluster/read-all.js';
+import { runSupervisor } from '../local-cluster/run-supervisor.js';
+import { parseSpec, SUPERVISOR_COMMAND } from '../local-cluster/spec.js';
+import type { ScaleReport, StoppedPod } from '../local-cluster/supervisor.js';
+
+const DEFAULT_DATA_DIR = './.shardline';
+
+function count(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim())) {
+      throw usageError(`${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
+    }
+    return Number(value);
+  };
+}
+
+function stoppedLine(pod: StoppedPod): string {
+  if (!pod.wasRunning) return `removed ${pod.id} (was not running)`;
+  const how = pod.signal ? `signal ${pod.signal}` : `code ${pod.code}`;
+  return pod.killed
+    ? `${pod.id} did not stop within the grace period: sent SIGKILL after ${pod.tookMs} ms (${how})`
+    : `stopped ${pod.id} in ${pod.tookMs} ms (exit ${how})`;
+}
+
+/** Registers `up`, `scale`, `down`, `status` and the hidden supervisor command. */
+export function registerLocalClusterCommands(program: Command, ctx?: CliContext): void {
+  const out = () => ctx?.stdout ?? process.stdout;
+  const err = () => ctx?.stderr ?? process.stderr;
+
+  const up = program
+    .command('up')
+    .description('start a local cluster: N crawl pods (local-0…) under one supervisor')
+    .requiredOption('--pods <n>', 'number of pods', count('--pods'))
+    .option('--redis <url>', 'Redis of the pods (env REDIS_URL); none: embedded redis-server')
+    .option(
+      '--data-dir <dir>',
+      'cluster.json, cluster.log and the embedded Redis',
+      DEFAULT_DATA_DIR,
+    )
+    .option('--detach', 'run in the background (log in <data-dir>/cluster.log)')
+    .option(
+      '--grace-ms <n>',
+      'SIGTERM → SIGKILL grace period of a stopping pod',
+      count('--grace-ms'),
+      35_000,
+    );
+  addCrawlOptions(up).action(async (flags: Record<string, unknown>) => {
+    const spec = {
+      pods: flags.pods as number,
+      dataDir: resolve(flags.dataDir as string),
+      redisUrl: (flags.redis as string | undefined) ?? loadConfig().redisUrl,
+      crawlArgs: crawlArgs(flags),
+      graceMs: flags.graceMs as number,
+    };
+    if (spec.pods < 1) throw usageError('--pods must be at least 1');
+    const code = await launchCluster(spec, {
+      detach: flags.detach === true,
+      stdout: out(),
+      stderr: err(),
+    });
+    if (ctx) ctx.exitCode = code;
+  });
+
+  program
+    .command('scale')
+    .description('change the pod count of the running local cluster')
+    .argument('<n>', 'pods wanted', count('<n>'))
+    .option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_DATA_DIR)
+    .action(async (pods: number, flags: { dataDir: string }) => {
+      const client = ClusterClient.connect(flags.dataDir);
+      const report = await client.scale<ScaleReport>(pods);
+      for (const id of report.started) out().write(`started ${id}\n`);
+      for (const pod of report.stopped) out().write(`${stoppedLine(pod)}\n`);
+      out().write(`local cluster: ${pods} pod(s)\n`);
+    });
+
+  program
+    .command('down')
+    .description('stop the local cluster gracefully (pods, then the embedded Redis)')
+    .option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_DATA_DIR)
+    .action(async (flags: { dataDir: string }) => {
+      let client: ClusterClient;
+      try {
+        client = ClusterClient.connect(flags.dataDir);
+      } catch (error) {
+        if (!(error instanceof StaleClusterError)) throw error;
+        await cleanStale(error.file, flags.dataDir, out());
+        return;
+      }
+      const report = await client.down<{ stopped: StoppedPod[]; redisStopped: boolean }>();
+      for (const pod of report.stopped) out().write(`${stoppedLine(pod)}\n`);
+      if (report.redisStopped) out().write('stopped the embedded redis\n');
+      out().write('local cluster down\n');
+    });
+
+  program
+    .command('status')
+    .description('pods of the running local cluster: pids, state, uptime, restarts')
+    .option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_DATA_DIR)
+    .option('--json', 'print the status as JSON')
+    .action(async (flags: { dataDir: string; json?: boolean }) => {
+      const file = await ClusterClient.connect(flags.dataDir).status();
+      const { token: _token, ...shown } = file;
+      shown.redis = { ...shown.redis, url: redactUrl(shown.redis.url) };
+      out().write(flags.json ? `${JSON.stringify(shown)}\n` : formatStatus(file, Date.now()));
+    });
+
+  program
+    .command(SUPERVISOR_COMMAND, { hidden: true })
+    .description('(internal) the local cluster supervisor; reads its spec as JSON on stdin')
+    .action(async () => {
+      const spec = parseSpec(await readAll(ctx?.stdin ?? process.stdin));
+      const code = await runSupervisor(spec, { stdout: out(), stderr: err(), env: process.env });
+      if (ctx) ctx.exitCode = code;
+    });
+}
+
+/** `down` after the supervisor died: stop the pods it left, drop the control file. */
+async function cleanStale(
+  file: ClusterFile,
+  dataDir: string,
+  out: NodeJS.WritableStream,
+): Promise<void> {
+  const left = file.pods.filter((pod) => pod.pid !== undefined && isAlive(pod.pid));
+  for (const pod of left) process.kill(pod.pid!, 'SIGTERM');
+  const deadline = Date.now() + file.graceMs;
+  while (left.some((pod) => isAlive(pod.pid!)) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const pod of left) {
+    if (isAlive(pod.pid!)) {
+      process.kill(pod.pid!, 'SIGKILL');
+      out.write(
+        `${pod.id} (pid ${pod.pid}) ignored SIGTERM for ${file.graceMs} ms: sent SIGKILL\n`,
+      );
+    } else {
+      out.write(`stopped leftover ${pod.id} (pid ${pod.pid})\n`);
+    }
+  }
+  removeClusterFile(dataDir);
+  out.write(
+    `the supervisor (pid ${file.supervisorPid}) was gone; removed its stale control file` +
+      (file.redis.embedded ? ` (its embedded redis ${file.redis.url} may still be running)` : '') +
+      '\n',
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * `<data-dir>/cluster.json`: how `scale`, `down` and `status` in another terminal find the
+ * running supervisor. It holds the control port and its bearer token, so it is written with
+ * mode 0600 (atomically: a reader never sees half a file).
+ */
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Where a pod is in its life. */
+export type PodState = 'starting' | 'running' | 'restarting' | 'stopping' | 'failed' | 'exited';
+
+/** One pod as the supervisor reports it. */
+export interface PodStatus {
+  /** Stable id (`local-<index>`), handed to the pod as `POD_ID`. */
+  id: string;
+  index: number;
+  /** Pid of the current process; `undefined` while restarting, failed or exited. */
+  pid?: number;
+  state: PodState;
+  /** When the current process started (epoch ms). */
+  startedAtMs?: number;
+  /** How many times the supervisor started it again after a crash. */
+  restarts: number;
+  /** How the last process ended, e.g. `code 1` or `signal SIGKILL`. */
+  lastExit?: string;
+}
+
+/** The content of `cluster.json`. */
+export interface ClusterFile {
+  version: 1;
+  supervisorPid: number;
+  /** Control channel: HTTP on 127.0.0.1:`port`, `Authorization: Bearer <token>`. */
+  port: number;
+  token: string;
+  dataDir: string;
+  startedAtMs: number;
+  redis: { url: string; embedded: boolean };
+  graceMs: number;
+  pods: PodStatus[];
+}
+
+/** The path of the control file of `dataDir`. */
+export function clusterFilePath(dataDir: string): string {
+  return join(resolve(dataDir), 'cluster.json');
+}
+
+/** Writes the control file (mode 0600, via a temp file and rename). */
+export function writeClusterFile(dataDir: string, file: ClusterFile): void {
+  const path = clusterFilePath(dataDir);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** The control file of `dataDir`, or `undefined` when there is none (or it is unreadable). */
+export function readClusterFile(dataDir: string): ClusterFile | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(clusterFilePath(dataDir), 'utf8')) as ClusterFile;
+    return parsed.version === 1 && typeof parsed.port === 'number' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the control file of `dataDir` (no error when it is gone). */
+export function removeClusterFile(dataDir: string): void {
+  rmSync(clusterFilePath(dataDir), { force: true });
+}
+
+/** True when a process with this pid exists (signal 0 probes without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The supervisor's restart policy and stop escalation, on real child processes (tiny
+ * `node -e` scripts standing in for crawl pods, so each case takes well under a second).
+ */
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive } from '../src/local-cluster/control-file.js';
+import { Supervisor, type SupervisorOptions } from '../src/local-cluster/supervisor.js';
+
+const live: Supervisor[] = [];
+afterEach(async () => {
+  for (const s of live.splice(0)) {
+    // Leave nothing behind even when an assertion failed mid-test.
+    for (const pod of s.status()) if (pod.pid !== undefined) process.kill(pod.pid, 'SIGKILL');
+  }
+});
+
+function supervisor(script: string, options: Partial<SupervisorOptions> = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+  });
+  stderr.setEncoding('utf8').on('data', (c: string) => {
+    err += c;
+  });
+  const s = new Supervisor({
+    command: [process.execPath, '-e', script],
+    env: process.env,
+    stdout,
+    stderr,
+    readyAfterMs: 100,
+    restartDelayMs: 20,
+    ...options,
+  });
+  live.push(s);
+  return { s, out: () => out, err: () => err };
+}
+
+async function until<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// Prints its POD_ID, then waits; exits 0 on SIGTERM like a crawl pod that handed off.
+const POD = `process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);
+console.log('hello from ' + process.env.POD_ID);`;
+
+describe('Supervisor', () => {
+  it('gives each pod its POD_ID and prefixes its output lines with it', async () => {
+    const { s, out } = supervisor(POD);
+    expect((await s.scale(2)).started).toEqual(['local-0', 'local-1']);
+    await until(() => (out().includes('local-1') && out().includes('local-0') ? true : undefined));
+    expect(out()).toMatch(/^local-0 {4}\| hello from local-0$/m);
+    expect(out()).toMatch(/^local-1 {4}\| hello from local-1$/m);
+    await until(() => (s.status().every((p) => p.state === 'running') ? true : undefined));
+    const stopped = await s.down();
+    expect(stopped.map((p) => [p.id, p.code, p.killed])).toEqual([
+      ['local-0', 0, false],
+      ['local-1', 0, false],
+    ]);
+  });
+
+  it('restarts a killed pod under the same id and counts the restart', async () => {
+    const { s } = supervisor(POD);
+    await s.scale(1);
+    const first = await until(() => s.status()[0]?.pid);
+    process.kill(first, 'SIGKILL');
+    const second = await until(() => {
+      const pod = s.status()[0];
+      return pod?.pid !== undefined && pod.pid !== first ? pod : undefined;
+    });
+    expect(second).toMatchObject({ id: 'local-0', restarts: 1, lastExit: 'signal SIGKILL' });
+    expect(isAlive(second.pid!)).toBe(true);
+    await s.down();
+  });
+
+  it('reports a crash-looping pod as failed instead of restarting it forever', async () => {
+    const { s, err } = supervisor('process.exit(3)', { crashLoopLimit: 2 });
+    await s.scale(1);
+    const pod = await until(() => (s.status()[0]?.state === 'failed' ? s.status()[0] : undefined));
+    // Limit 2: the first start plus two restarts, then it is left down.
+    expect(pod).toMatchObject({ restarts: 2, lastExit: 'code 3', pid: undefined });
+    expect(err()).toMatch(/local-0 is crash-looping \(3 exits in a row, last code 3/);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(s.status()[0]).toMatchObject({ state: 'failed', restarts: 2 });
+  });
+
+  it('does not restart a pod that exits 0 on its own', async () => {
+    const { s } = supervisor('setTimeout(() => process.exit(0), 50)');
+    await s.scale(1);
+    const pod = await until(() => (s.status()[0]?.state === 'exited' ? s.status()[0] : undefined));
+    expect(pod).toMatchObject({ restarts: 0, lastExit: 'code 0' });
+  });
+
+  it('scales down the highest-numbered pods and SIGKILLs one that outlives the grace period', async () => {
+    const stubborn = `process.on('SIGTERM', () => { if (process.env.POD_ID !== 'local-2') process.exit(0); });
+      setInterval(() => {}, 1000); console.log('armed');`;
+    const { s, out, err } = supervisor(stubborn, { graceMs: 300 });
+    await s.scale(3);
+    // Its SIGTERM handlers must be installed before the stop is meaningful.
+    await until(() => (out().match(/armed/g)?.length === 3 ? true : undefined));
+    const report = await s.scale(1);
+    expect(report.started).toEqual([]);
+    expect(report.stopped.map((p) => [p.id, p.code, p.signal, p.killed])).toEqual([
+      ['local-1', 0, null, false],
+      ['local-2', null, 'SIGKILL', true],
+    ]);
+    expect(report.stopped[1]!.tookMs).toBeGreaterThanOrEqual(300);
+    expect(err()).toMatch(
+      /local-2 stopped in \d+ ms \(signal SIGKILL\): grace period of 300 ms ran out/,
+    );
+    expect(s.status().map((p) => p.id)).toEqual(['local-0']);
+    await s.down();
+    expect(s.size).toBe(0);
+  });
+
+  it('rejects a bad count and bad options', async () => {
+    expect(
+      () =>
+        new Supervisor({
+          command: [],
+          env: {},
+          stdout: new PassThrough(),
+          stderr: new PassThrough(),
+        }),
+    ).toThrow(/command/);
+    expect(
+      () =>
+        new Supervisor({
+          command: ['x'],
+          env: {},
+          stdout: new PassThrough(),
+          stderr: new PassThrough(),
+          graceMs: -1,
+        }),
+    ).toThrow(/graceMs must be a non-negative integer, got -1 \(number\)/);
+    const { s } = supervisor(POD);
+    await expect(s.scale(1.5)).rejects.toThrow(/count must be a non-negative integer/);
+  });
+});
