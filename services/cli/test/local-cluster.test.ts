@@ -230,6 +230,12 @@ describe('local cluster in the foreground', () => {
       client.disconnect();
     }
     await until(() => (/^local-0 +\| .*"msg":"pod starting"/m.test(stdout) ? true : undefined));
+    // The read commands find the same embedded Redis through the same --data-dir.
+    const pods = await runCliWith(['pods', '--json', '--data-dir', dataDir]);
+    expect(pods.code).toBe(0);
+    expect((JSON.parse(pods.stdout) as { pods: { id: string }[] }).pods.map((p) => p.id)).toEqual([
+      'local-0',
+    ]);
     up.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(stderr).toContain('SIGINT: stopping the local cluster gracefully');

@@ -1,5 +1,6 @@
 import { RedisFrontier } from '@shardline/frontier';
 import { HashRing } from '@shardline/ring';
+import { RobotsTxt } from '@shardline/robots';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
@@ -63,15 +64,9 @@ beforeAll(async () => {
     `${PREFIX}:robots:https://www.alpha.com`,
     JSON.stringify({
       v: 1,
-      robots: {
-        v: 1,
-        source: 'parsed',
-        reason: null,
-        truncated: false,
-        maxCrawlDelayMs: 5000,
-        sitemaps: [],
-        groups: [{ agents: ['*'], rules: [] }],
-      },
+      // A cap (maxCrawlDelayMs, 60 s by default) far above the file's own 5 s crawl-delay:
+      // the CLI must show the delay of the crawler's group, not the cap.
+      robots: RobotsTxt.parse('User-agent: *\nCrawl-delay: 5\nDisallow: /private\n').toJSON(),
       fetchedAtMs: now,
       expiresAtMs: now + 3_600_000,
     }),

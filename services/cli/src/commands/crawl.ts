@@ -6,6 +6,7 @@
  * membership before it claims; HEALTH_PORT / --health-port serves the probes and `/drain`.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   CrawlerError,
   CrawlerPod,
@@ -107,7 +108,11 @@ export function registerCrawlCommand(program: Command): void {
       'membership session timeout (env SESSION_TIMEOUT_MS, default 10000)',
       int('session-timeout-ms'),
     )
-    .option('--data-dir <dir>', 'embedded Redis data directory', './.shardline/redis')
+    .option(
+      '--data-dir <dir>',
+      'shardline state directory; the embedded Redis keeps its data in <data-dir>/redis',
+      './.shardline',
+    )
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', int('redis-port'))
     .option('--seeds-file <file>', 'file with one seed URL per line')
     .option('--pod-id <id>', 'pod id (env POD_ID, default hostname)')
@@ -236,7 +241,10 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
   let embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | undefined;
   if (!redisUrl && !clusterNodes) {
     // Fails with a one-line CliError (SHARDLINE_ERR_CLI_REDIS).
-    embedded = await startEmbeddedRedis({ dataDir: flags.dataDir, port: flags.redisPort ?? 0 });
+    embedded = await startEmbeddedRedis({
+      dataDir: join(flags.dataDir, 'redis'),
+      port: flags.redisPort ?? 0,
+    });
     logger.info(
       { url: embedded.url, dataDir: embedded.dataDir, reused: !embedded.started },
       'embedded redis',

@@ -25,6 +25,7 @@ interface DomainFlags extends SessionFlags {
   scan: number;
   results: number;
   defaultDelayMs: number;
+  userAgent: string;
 }
 
 function sortOf(value: string): DomainSort {
@@ -110,6 +111,11 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
           .argParser(integerIn(0, 86_400_000))
           .default(1000),
       )
+      .option(
+        '--user-agent <token>',
+        "the pods' User-Agent product token, whose robots.txt group sets the crawl-delay",
+        'shardline',
+      )
       .option('--json', 'print one JSON document'),
   ).action(async (name: string, flags: DomainFlags) => {
     await withSession(flags, async ({ reader, redis, frontier, prefix }) => {
@@ -120,6 +126,7 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
         scanResults: flags.scan,
         maxResults: flags.results,
         defaultDelayMs: flags.defaultDelayMs,
+        userAgentToken: flags.userAgent,
       });
       if (flags.json) return writeJson(ctx.stdout, { ...domain, detail });
       ctx.stdout.write(

@@ -6,6 +6,7 @@
  * `scanResults` entries.
  */
 import type { RedisFrontier } from '@shardline/frontier';
+import { RobotsTxt, type RobotsTxtJson } from '@shardline/robots';
 import type { Cluster, Redis } from 'ioredis';
 
 /** Which component sets a host's effective delay (the largest one wins). */
@@ -68,6 +69,8 @@ export interface DomainDetailOptions {
   maxResults?: number;
   /** Delay assumed for hosts without a configured one (the pods' MIN_DELAY_MS). @default 1000 */
   defaultDelayMs?: number;
+  /** The pods' User-Agent product token, whose robots group sets the crawl-delay. @default 'shardline' */
+  userAgentToken?: string;
 }
 
 export interface DomainDetail {
@@ -155,25 +158,24 @@ async function readRobots(
   redis: Redis | Cluster,
   prefix: string,
   origin: string,
+  userAgentToken: string,
 ): Promise<RobotsDetail | undefined> {
   const text = (await redis.get(`${prefix}:robots:${origin}`)) as string | null;
   if (text === null) return undefined;
   try {
     const record = JSON.parse(text) as {
-      robots?: {
-        source?: string;
-        reason?: string | null;
-        maxCrawlDelayMs?: number;
-        groups?: unknown[];
-      };
+      robots?: RobotsTxtJson;
       fetchedAtMs?: number;
       expiresAtMs?: number;
     };
+    // The crawl-delay that applies to our crawler's group, not the parser's cap
+    // (`maxCrawlDelayMs` in the JSON is the cap the pod configured).
+    const robots = record.robots === undefined ? undefined : RobotsTxt.fromJSON(record.robots);
     return {
       origin,
-      source: record.robots?.source ?? 'unknown',
-      reason: record.robots?.reason ?? null,
-      crawlDelayMs: record.robots?.maxCrawlDelayMs ?? 0,
+      source: robots?.source ?? 'unknown',
+      reason: robots?.reason ?? null,
+      crawlDelayMs: robots?.crawlDelayMs(userAgentToken) ?? 0,
       groups: record.robots?.groups?.length ?? 0,
       fetchedAtMs: record.fetchedAtMs ?? 0,
       expiresAtMs: record.expiresAtMs ?? 0,
@@ -240,7 +242,11 @@ export async function readDomainDetail(
       const seen = recent.filter((r) => r.host === host).map((r) => r.url);
       const candidates = origins(host, head ? [head, ...seen] : seen);
       const robots = (
-        await Promise.all(candidates.map((o) => readRobots(redis, options.prefix, o)))
+        await Promise.all(
+          candidates.map((o) =>
+            readRobots(redis, options.prefix, o, options.userAgentToken ?? 'shardline'),
+          ),
+        )
       ).filter((r): r is RobotsDetail => r !== undefined);
       const nextAllowedAtMs = int(state.n);
       return {

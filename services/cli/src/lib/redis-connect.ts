@@ -44,7 +44,7 @@ export interface RedisConnection {
   close(): Promise<void>;
 }
 
-const DEFAULT_DATA_DIR = './.shardline/redis';
+const DEFAULT_DATA_DIR = './.shardline';
 
 /** Parses `host:port,host:port` (a bare `host` means port 6379). */
 export function parseClusterNodes(text: string, what: string): { host: string; port: number }[] {
@@ -90,7 +90,8 @@ export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarge
     const nodes = parseClusterNodes(env.clusterNodes, 'REDIS_CLUSTER_NODES');
     return { kind: 'cluster', nodes, source: 'REDIS_CLUSTER_NODES' };
   }
-  const dataDir = resolve(flags.dataDir ?? DEFAULT_DATA_DIR);
+  // The embedded Redis lives in <data-dir>/redis, as `shardline crawl` and `shardline up` put it.
+  const dataDir = resolve(flags.dataDir ?? DEFAULT_DATA_DIR, 'redis');
   const embedded = findEmbeddedRedis(dataDir);
   if (embedded === undefined) {
     throw new CliError(

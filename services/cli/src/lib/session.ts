@@ -49,8 +49,8 @@ export function withConnectionOptions(command: Command): Command {
     .addOption(
       new Option(
         '--data-dir <dir>',
-        'where to look for the embedded Redis of `shardline crawl` when no Redis is given',
-      ).default('./.shardline/redis'),
+        'shardline state directory; its embedded Redis (redis/) is used when no Redis is given',
+      ).default('./.shardline'),
     )
     .addOption(new Option('--prefix <prefix>', 'frontier key prefix (env KEY_PREFIX, default sl)'))
     .addOption(
