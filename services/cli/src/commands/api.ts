@@ -1,11 +1,15 @@
 /**
  * `shardline api`: serves the stats API and dashboard (settings from the environment, as
  * `services/api/src/config.ts` documents; `--host`/`--port` override API_HOST/API_PORT).
+ * Redis is found like every other command: `--redis`/`--redis-cluster`, REDIS_URL /
+ * REDIS_CLUSTER_NODES, else the embedded Redis in `--data-dir` (of `shardline crawl`/`up`).
  */
 import { loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
 import { type Command, Option } from 'commander';
+import { loadConfig } from '../config.js';
+import { type RedisFlags, resolveRedisTarget } from '../lib/redis-connect.js';
 
-interface ApiFlags {
+interface ApiFlags extends RedisFlags {
   host?: string;
   port?: number;
   pods?: string;
@@ -28,8 +32,28 @@ export function registerApiCommand(program: Command): void {
     .addOption(
       new Option('--pods <ids>', 'fixed membership, comma-separated (default: the pod registry)'),
     )
+    .addOption(new Option('--redis <url>', 'Redis URL (env REDIS_URL)'))
+    .addOption(
+      new Option(
+        '--redis-cluster <nodes>',
+        'Redis Cluster seed nodes host:port,… (env REDIS_CLUSTER_NODES)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--data-dir <dir>',
+        'shardline state directory; its embedded Redis (redis/) is used when no Redis is given',
+      ).default('./.shardline'),
+    )
     .action(async (flags: ApiFlags) => {
       const config = loadApiConfig();
+      const target = resolveRedisTarget(flags, loadConfig());
+      if (target.kind === 'single') {
+        config.redisUrl = target.url;
+        delete config.redisClusterNodes;
+      } else {
+        config.redisClusterNodes = target.nodes;
+      }
       if (flags.host !== undefined) config.host = flags.host;
       if (flags.port !== undefined) config.port = flags.port;
       const view = flags.pods

@@ -1,0 +1,85 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { startEmbeddedRedis } from '../src/embedded-redis.js';
+import { CLI } from './run-cli.js';
+import { runCliWith } from './run-cli-with.js';
+
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** Starts `shardline api` and resolves with its URL once it says it listens. */
+function startApiCommand(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'KEY_PREFIX', 'API_TOKEN']) {
+    delete env[name];
+  }
+  const child = spawn(process.execPath, [CLI, 'api', '--port', '0', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ url: match[1]!, child });
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+    });
+    child.once('exit', (code) => reject(new Error(`api exited ${code}: ${err}`)));
+  });
+}
+
+describe('shardline api', () => {
+  let redis: RedisServer;
+
+  it('serves the stats of the Redis given by --redis and stops on SIGTERM', async () => {
+    redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const seeded = await runCliWith(
+      ['seed', 'https://www.example.com/a', '--redis', redis.url, '--pods', 'pod-a'],
+      {},
+    );
+    expect(seeded.code).toBe(0);
+    const { url, child } = await startApiCommand(['--redis', redis.url, '--pods', 'pod-a']);
+    expect(url.startsWith('http://127.0.0.1:')).toBe(true);
+    const stats = (await (await fetch(`${url}/v1/stats`)).json()) as { queued: number };
+    expect(stats.queued).toBe(1);
+    const exited = new Promise<number | null>((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('finds the embedded Redis of shardline crawl/up through --data-dir', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shardline-api-cmd-'));
+    const embedded = await startEmbeddedRedis({ dataDir: join(dir, 'redis') });
+    cleanups.push(async () => {
+      await embedded.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const { url } = await startApiCommand(['--data-dir', dir]);
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+
+  it('without any Redis says so in one line and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shardline-api-none-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const result = await runCliWith(['api', '--port', '0', '--data-dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('no Redis configured');
+  });
+});
