@@ -37,4 +37,21 @@ describe('loadConfig', () => {
       source: '--redis',
     });
   });
+
+  it('a non-empty REDIS_CLUSTER_NODES replaces REDIS_URL, as compose and Kubernetes set both', () => {
+    const both = loadConfig({
+      REDIS_URL: 'redis://redis:6379',
+      REDIS_CLUSTER_NODES: 'redis-1:6379,redis-2:6379',
+    });
+    expect(resolveRedisTarget({}, both)).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: 'redis-1', port: 6379 },
+        { host: 'redis-2', port: 6379 },
+      ],
+      source: 'REDIS_CLUSTER_NODES',
+    });
+    const empty = loadConfig({ REDIS_URL: 'redis://redis:6379', REDIS_CLUSTER_NODES: '' });
+    expect(resolveRedisTarget({}, empty)).toMatchObject({ kind: 'single', source: 'REDIS_URL' });
+  });
 });

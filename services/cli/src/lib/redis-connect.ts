@@ -83,12 +83,14 @@ export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarge
     const nodes = parseClusterNodes(flags.redisCluster, '--redis-cluster');
     return { kind: 'cluster', nodes, source: '--redis-cluster' };
   }
-  if (env.redisUrl !== undefined) {
-    return { kind: 'single', url: checkUrl(env.redisUrl, 'REDIS_URL'), source: 'REDIS_URL' };
-  }
+  // A non-empty REDIS_CLUSTER_NODES replaces REDIS_URL, as for the pod and the API (compose
+  // and Kubernetes set both, with the cluster nodes empty unless a cluster is used).
   if (env.clusterNodes !== undefined) {
     const nodes = parseClusterNodes(env.clusterNodes, 'REDIS_CLUSTER_NODES');
     return { kind: 'cluster', nodes, source: 'REDIS_CLUSTER_NODES' };
+  }
+  if (env.redisUrl !== undefined) {
+    return { kind: 'single', url: checkUrl(env.redisUrl, 'REDIS_URL'), source: 'REDIS_URL' };
   }
   // The embedded Redis lives in <data-dir>/redis, as `shardline crawl` and `shardline up` put it.
   const dataDir = resolve(flags.dataDir ?? DEFAULT_DATA_DIR, 'redis');
