@@ -28,12 +28,28 @@ import { type CrawlOutcome, type CrawlResult, ResultSink } from './results.js';
 import { RedisRobotsCache } from './robots-cache.js';
 import { RobotsLoader, type RobotsLoadResult } from './robots-loader.js';
 import { SendGate } from './send-gate.js';
-import { parseSitemap } from './sitemap.js';
+import { readSitemap, SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS } from './sitemap.js';
 import { type WakeSubscriber, WorkLoop } from './work-loop.js';
 
 const OWNER = 'CrawlerPodOptions';
+/** Lease meta of a sitemap: `sitemap` (listed by robots.txt) or `sitemap:<n>` (n indexes deep). */
 const SITEMAP_META = 'sitemap';
-const SITEMAP_INDEX_META = 'sitemap-index';
+/** Deepest sitemap followed through indexes (the protocol allows 1: indexes must not nest). */
+const MAX_SITEMAP_LEVEL = 2;
+/** Most sitemaps followed from one index, and from one robots.txt. */
+const MAX_SITEMAPS_PER_INDEX = 1000;
+const MAX_SITEMAPS_PER_ROBOTS = 100;
+/** Most URLs sent to the frontier in one enqueue call (a sitemap lists up to 50,000). */
+const MAX_ENQUEUE_CHUNK = 1000;
+
+/** Index nesting level of a sitemap lease, or undefined when the lease is no sitemap. */
+function sitemapLevel(meta: string): number | undefined {
+  if (meta === SITEMAP_META) return 0;
+  if (meta === 'sitemap-index') return 1; // written by earlier versions
+  if (!meta.startsWith(`${SITEMAP_META}:`)) return undefined;
+  const level = Number(meta.slice(SITEMAP_META.length + 1));
+  return Number.isInteger(level) && level >= 0 ? level : undefined;
+}
 
 /** Fetch error codes worth another attempt (the host may recover). */
 const RETRYABLE_FETCH = new Set<string>([
@@ -727,13 +743,16 @@ export class CrawlerPod {
     } catch {
       return this.#release(lease, base);
     }
-    const sitemap = lease.meta === SITEMAP_META || lease.meta === SITEMAP_INDEX_META;
+    const level = sitemapLevel(lease.meta);
+    const sitemap = level !== undefined;
     let outcome: FetchOutcome;
     try {
       outcome = await this.#fetcher.fetch(lease.url, {
         signal,
         onSent: pass.sent,
         keepBody: sitemap ? 'always' : 'html',
+        // The protocol's 50 MiB; a gzip body is inflated later under the same cap.
+        ...(sitemap ? { maxBodyBytes: SITEMAP_MAX_BYTES } : {}),
       });
     } catch (error) {
       // Only a closed fetcher rejects (the pod is stopping).
@@ -767,19 +786,27 @@ export class CrawlerPod {
     }
     const bounds: string[] = [];
     if (outcome.truncated && outcome.body) bounds.push('body-cap');
+    let sitemapError: string | undefined;
     let links: EnqueueItem[] = [];
     if (outcome.status >= 300 && outcome.status < 400 && outcome.redirectTo) {
       // Not followed inline: the target goes through the frontier (robots, dedup, politeness).
       this.#stats.redirects += 1;
-      links = this.#scoped([outcome.redirectTo], lease, rules, bounds);
+      const targets = this.#scoped([outcome.redirectTo], lease, rules, bounds);
+      // A moved sitemap is still a sitemap.
+      if (sitemap) for (const item of targets) item.meta = lease.meta;
+      links = targets;
     } else if (outcome.status >= 200 && outcome.status < 300 && outcome.body) {
-      links = sitemap
-        ? this.#sitemapLinks(outcome, lease, rules, bounds)
-        : this.#pageLinks(outcome, lease, rules, bounds);
+      if (sitemap) {
+        const read = await this.#sitemapLinks(outcome, lease, level, rules, bounds);
+        links = read.links;
+        sitemapError = read.error;
+      } else links = this.#pageLinks(outcome, lease, rules, bounds);
     }
     if (this.#enqueueSitemaps && robots.from === 'fetch' && rules.sitemaps.length > 0) {
-      for (const url of rules.sitemaps.slice(0, 100)) {
-        links.push({ url, depth: lease.depth, meta: SITEMAP_META });
+      // Through the frontier like any URL: scope, dedup, robots and the host's politeness.
+      const listed = rules.sitemaps.slice(0, MAX_SITEMAPS_PER_ROBOTS);
+      for (const item of this.#scoped(listed, lease, rules, bounds, true)) {
+        links.push({ url: item.url, depth: lease.depth, meta: SITEMAP_META });
       }
     }
     let linksQueued = 0;
@@ -818,6 +845,7 @@ export class CrawlerPod {
       linksQueued,
       ...(unique.length > 0 ? { bounds: unique.join(',') } : {}),
       ...(error ? { errorCode: CrawlOutcomeCode.LEASE_LOST, error: error.message } : {}),
+      ...(!error && sitemapError ? { error: sitemapError } : {}),
     });
   }
 
@@ -829,28 +857,60 @@ export class CrawlerPod {
     return this.#scoped(found.links, lease, rules, bounds);
   }
 
-  #sitemapLinks(outcome: FetchOutcome, lease: Lease, rules: RobotsTxt, bounds: string[]) {
-    const xml = decodeBody(outcome.body!, outcome.charset ?? 'utf-8');
-    const { index, urls } = parseSitemap(xml, this.#maxLinksPerPage);
-    if (urls.length >= this.#maxLinksPerPage) bounds.push('links-per-page');
-    const items = this.#scoped(urls, lease, rules, bounds);
-    if (index) {
-      for (const item of items) {
-        if (typeof item === 'object') {
-          item.meta = SITEMAP_INDEX_META;
-          item.depth = lease.depth;
-        }
-      }
+  /**
+   * Sitemap body → items: a urlset's pages (scoped like links, one depth deeper); an index's
+   * sitemaps (same depth, one level deeper, up to MAX_SITEMAP_LEVEL). Broken or oversized
+   * bodies are bounded and recorded (bounds `sitemap-*`, result `error`), never thrown.
+   */
+  async #sitemapLinks(
+    outcome: FetchOutcome,
+    lease: Lease,
+    level: number,
+    rules: RobotsTxt,
+    bounds: string[],
+  ): Promise<{ links: EnqueueItem[]; error?: string }> {
+    const read = await readSitemap(outcome.body!, {
+      maxUrls: SITEMAP_MAX_URLS,
+      maxBytes: SITEMAP_MAX_BYTES,
+    });
+    bounds.push(...read.bounds);
+    if (read.error) bounds.push('sitemap-invalid');
+    const error = read.error ? `sitemap: ${read.error}` : undefined;
+    if (read.kind !== 'index') {
+      const links = read.kind === 'urlset' ? this.#scoped(read.urls, lease, rules, bounds) : [];
+      return error ? { links, error } : { links };
     }
-    return items;
+    if (level >= MAX_SITEMAP_LEVEL) {
+      bounds.push('sitemap-nesting');
+      return error ? { links: [], error } : { links: [] };
+    }
+    if (read.urls.length > MAX_SITEMAPS_PER_INDEX) bounds.push('sitemap-urls');
+    const listed = read.urls.slice(0, MAX_SITEMAPS_PER_INDEX);
+    const links = this.#scoped(listed, lease, rules, bounds, true).map((item) => ({
+      url: item.url,
+      depth: lease.depth,
+      meta: `${SITEMAP_META}:${level + 1}`,
+    }));
+    return error ? { links, error } : { links };
   }
 
   /** Scope (domain, patterns, depth) and same-origin robots, in link order. */
-  #scoped(urls: readonly string[], lease: Lease, rules: RobotsTxt, bounds: string[]) {
+  #scoped(
+    urls: readonly string[],
+    lease: Lease,
+    rules: RobotsTxt,
+    bounds: string[],
+    sameDepth = false,
+  ) {
     const items: { url: string; depth: number; meta?: string }[] = [];
     let origin: string | undefined;
     for (const url of urls) {
-      const decision = this.#scope.decide(url, lease.depth, lease.url);
+      // sameDepth: a sitemap is no step away from the page that led to it (depth unchanged).
+      const decision = this.#scope.decide(
+        url,
+        sameDepth ? lease.depth - 1 : lease.depth,
+        lease.url,
+      );
       if (decision !== 'ok') {
         if (decision === 'too-deep') bounds.push('depth');
         continue;
@@ -872,9 +932,16 @@ export class CrawlerPod {
 
   async #enqueueNow(items: EnqueueItem[]): Promise<EnqueueResult[]> {
     // maxPagesPerDomain is enforced inside the frontier's enqueue script (atomic per domain).
-    const report = await this.frontier.enqueue(items);
-    if (report.wokenPods.includes(this.id)) this.#loop.poke();
-    return report.results;
+    const results: EnqueueResult[] = [];
+    let woken = false;
+    // A sitemap's 50,000 URLs in one script call would stall Redis: chunks.
+    for (let i = 0; i < items.length; i += MAX_ENQUEUE_CHUNK) {
+      const report = await this.frontier.enqueue(items.slice(i, i + MAX_ENQUEUE_CHUNK));
+      if (report.wokenPods.includes(this.id)) woken = true;
+      for (const r of report.results) results.push(r);
+    }
+    if (woken) this.#loop.poke();
+    return results;
   }
 
   async #fail(

@@ -34,5 +34,13 @@ export {
   type RobotsSharedCache,
 } from './robots-loader.js';
 export { type GatePass, SendGate, type SendGateOptions } from './send-gate.js';
-export { parseSitemap } from './sitemap.js';
+export {
+  isGzip,
+  parseSitemap,
+  readSitemap,
+  SITEMAP_MAX_BYTES,
+  SITEMAP_MAX_URLS,
+  type SitemapRead,
+  type SitemapReadOptions,
+} from './sitemap.js';
 export { WorkLoop, type WorkLoopOptions } from './work-loop.js';
