@@ -543,8 +543,13 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
       if (this.#ownerOf(m.domain) === pod) mine.push(m);
       else foreign.add(m.domain);
     }
-    for (const domain of foreign) await this.reindex(domain);
-    const visit = await this.#visit(pod, mine, max);
+    // Hosts this pod no longer owns (a handoff in progress, a stale enqueuer) go to their
+    // owner at the same time as the pod's own hosts are visited, all in parallel: a claim
+    // right after a ring change must not keep unmoved hosts waiting (they never pause).
+    const [visit] = await Promise.all([
+      this.#visit(pod, mine, max),
+      Promise.all(Array.from(foreign, (domain) => this.reindex(domain))),
+    ]);
     const earliest = await this.#applyIndex(visit.updates, visit.counters);
     return {
       leases: visit.leases,

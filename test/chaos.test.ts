@@ -1,0 +1,407 @@
+/**
+ * Chaos crawl: real `shardline crawl` processes on a Redis with AOF against the test web's
+ * 300 hosts, while the fleet scales 1 → 4 → 2 → 3, one pod is killed -9 mid-fetch, another
+ * gets SIGTERM, Redis restarts, and a killed pod comes back under its old id inside its
+ * session. Judged from the SERVER's request log and the frontier's exact per-domain
+ * counters; the membership figures are replayed on `@shardline/ring` from the registry's
+ * epochs as a watcher saw them. Prints its figures.
+ *
+ * Run with `npm run test:chaos` (about 2 minutes); not part of `npm test` yet. Status: the
+ * invariants (nothing lost, repeats within the in-flight budget, no politeness violation,
+ * moved keyspace ≈ k/N) held in every run; "unmoved domains never pause" fails about one run
+ * in three, with unmoved domains of the single first pod waiting ~1.5–2.7 s while one or more
+ * pods join — under investigation (the claim path now forwards foreign hosts in parallel,
+ * which shortened those pauses but did not remove them).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type DomainStats, RedisFrontier } from '@shardline/frontier';
+import { domainKey } from '@shardline/url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChangeFigures, changeFigures, formatTable } from './chaos/figures.js';
+import { MembershipWatch } from './chaos/membership-watch.js';
+import { PodFleet, podOfUserAgent } from './chaos/pods.js';
+import { type RedisServer, startRedis } from './helpers/redis.js';
+import { startTestWeb, type TestWeb } from './web/index.js';
+
+const HOSTS = 300;
+const MIN_DELAY_MS = 1500;
+const SESSION_TIMEOUT_MS = 3000;
+const SLOW_MS = 1500;
+/** Keyspace moved / optimum allowed per change (8192 vnodes per pod). */
+const MAX_MOVE_RATIO = 1.15;
+/**
+ * An unmoved domain may wait this much beyond its politeness delay: claim-loop latency on two
+ * busy cores (outside changes the same measure stays < 0.5 s; across joins,
+ * while new pods start under tsx, unmoved domains measured up to 0.8 s). A domain that waited for a
+ * handoff or a reclaim waits ≥ the session timeout (3 s) or a drain (slow page 1.5 s).
+ */
+const UNMOVED_SLACK_MS = 1500;
+/** Server-side jitter allowed by the politeness check. */
+const POLITENESS_SLACK_MS = 25;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let web: TestWeb;
+let server: RedisServer;
+let redis: Redis;
+let fleet: PodFleet;
+let watch: MembershipWatch;
+let frontier: RedisFrontier;
+let domains: string[];
+
+/** What the timeline did, for the assertions. */
+const events: { label: string; atMs: number; detail?: string }[] = [];
+const killedInFlight: { pod: string; urls: string[]; leases: number }[] = [];
+const restartsInSession: { pod: string; epochBefore: number; epochAfter: number }[] = [];
+const exitStats: Record<string, unknown>[] = [];
+let leftoverAtLastStep = 0;
+let totals: { queued: number; inFlight: number; repeats: number; failed: number; dead: number };
+let figures: ChangeFigures[];
+
+function mark(label: string, detail?: string): void {
+  const fetched = web.log.length;
+  events.push({ label, atMs: Date.now(), ...(detail ? { detail } : {}) });
+  console.log(
+    `[chaos] ${new Date().toISOString().slice(11, 23)} ${label} (requests so far ${fetched})${detail ? ` ${detail}` : ''}`,
+  );
+}
+
+/** Exact sums of the per-domain counters over every domain of the crawl. */
+async function sumDomains(): Promise<typeof totals & { per: DomainStats[] }> {
+  const per = await Promise.all(domains.map((d) => frontier.domainStats(d)));
+  const sum = (f: (s: DomainStats) => number) => per.reduce((n, s) => n + f(s), 0);
+  return {
+    queued: sum((s) => s.queued),
+    inFlight: sum((s) => s.inFlight),
+    repeats: sum((s) => s.repeats),
+    failed: sum((s) => s.failed),
+    dead: sum((s) => s.dead),
+    per,
+  };
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Requests of pod `id` the server is still answering. */
+function inFlightOf(id: string): string[] {
+  // Only the tail can still be in flight (fetches here last ms, slow pages 1.5 s).
+  const out: string[] = [];
+  for (let i = web.log.length - 1; i >= Math.max(0, web.log.length - 2000); i--) {
+    const e = web.log[i];
+    if (e && e.endMs < 0 && podOfUserAgent(e.userAgent) === id) {
+      out.push(`http://${e.host}:${web.port}${e.path}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * kill -9 pod `id` while it holds leases: preferably while the server is answering one of its
+ * requests (only slow pages stay open long enough for this process, which also runs the
+ * server, to see them), else while the frontier counts leases in flight for it.
+ */
+async function killMidFetch(id: string): Promise<void> {
+  const since = Date.now();
+  let urls = inFlightOf(id);
+  let leases = 0;
+  while (urls.length === 0) {
+    if (Date.now() - since > 20_000) throw new Error(`${id} held no lease for 20 s`);
+    if (Date.now() - since > 3000) {
+      leases = Number((await frontier.podStats(id)).inFlight ?? 0);
+      if (leases > 0) break;
+    }
+    await new Promise((r) => setImmediate(r));
+    urls = inFlightOf(id);
+  }
+  await fleet.signal(id, 'SIGKILL');
+  killedInFlight.push({ pod: id, urls, leases });
+  mark(
+    `kill -9 ${id}`,
+    urls.length > 0
+      ? `with ${urls.length} request(s) in flight at the server`
+      : `with ${leases} lease(s) in flight (frontier pod counters)`,
+  );
+}
+
+async function sigterm(id: string): Promise<void> {
+  const run = await fleet.signal(id, 'SIGTERM', 30_000);
+  const stats = fleet.exitStats(run);
+  if (stats) exitStats.push(stats);
+  mark(`SIGTERM ${id} exited`, `code ${run.child.exitCode}`);
+}
+
+beforeAll(async () => {
+  [web, server] = await Promise.all([
+    startTestWeb({
+      hosts: HOSTS,
+      seed: 7,
+      pagesPerHost: [28, 40],
+      // Every host gets two slow pages, so kills and stops find fetches in flight.
+      behaviours: Object.fromEntries(
+        Array.from({ length: HOSTS }, (_, i) => [`site${i + 1}.test`, ['slow' as const]]),
+      ),
+      slowMs: SLOW_MS,
+    }),
+    startRedis({ appendonly: true }),
+  ]);
+  redis = new Redis(server.url, { maxRetriesPerRequest: null });
+  // The watcher keeps polling through the Redis restart; refused reconnects are expected.
+  redis.on('error', () => {});
+  domains = [...new Set(web.hosts.map((h) => domainKey(h)))].sort();
+  frontier = new RedisFrontier({
+    redis,
+    ownerOf: () => {
+      throw new Error('the test only reads the frontier');
+    },
+  });
+  watch = new MembershipWatch(redis);
+  fleet = new PodFleet({
+    redisUrl: server.url,
+    minDelayMs: MIN_DELAY_MS,
+    sessionTimeoutMs: SESSION_TIMEOUT_MS,
+    // Far more slots than 300 hosts at one request per 1.5 s need: a domain never waits for a slot.
+    concurrency: 128,
+    seedsFile: join(
+      (() => {
+        const file = join(server.dir, 'seeds.txt');
+        writeFileSync(file, `${web.seeds.join('\n')}\n`);
+        return server.dir;
+      })(),
+      'seeds.txt',
+    ),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await fleet?.killAll();
+  await watch?.stop();
+  redis?.disconnect();
+  await Promise.all([web?.close(), server?.stop()]);
+});
+
+describe('chaos crawl of 300 hosts through scaling, kills, a SIGTERM and a Redis restart', () => {
+  beforeAll(async () => {
+    const started = Date.now();
+    // 1 pod, seeded with every site root.
+    fleet.start('chaos-1');
+    mark('start chaos-1 (seeds)');
+    await watch.waitForMembers(['chaos-1'], 30_000);
+    await waitFor('the crawl to be under way', () => web.log.length >= 300, 30_000);
+    mark('chaos-1 crawling');
+
+    // Scale 1 → 4.
+    for (const id of ['chaos-2', 'chaos-3', 'chaos-4']) fleet.start(id);
+    await watch.waitForMembers(['chaos-1', 'chaos-2', 'chaos-3', 'chaos-4'], 30_000);
+    mark('scaled to 4');
+    await sleep(3000);
+
+    // Scale 4 → 2: SIGTERM two pods (graceful handoff).
+    await Promise.all([sigterm('chaos-3'), sigterm('chaos-4')]);
+    await watch.waitForMembers(['chaos-1', 'chaos-2'], 10_000);
+    mark('scaled to 2');
+    await sleep(3000);
+
+    // Scale 2 → 3 (a fresh pod).
+    fleet.start('chaos-5');
+    await watch.waitForMembers(['chaos-1', 'chaos-2', 'chaos-5'], 30_000);
+    mark('scaled to 3');
+    await sleep(3000);
+
+    // kill -9 mid-fetch; the survivors reclaim after the session timeout.
+    await killMidFetch('chaos-2');
+    await watch.waitForMembers(['chaos-1', 'chaos-5'], SESSION_TIMEOUT_MS + 10_000);
+    mark('chaos-2 expired and reclaimed');
+    await sleep(3000);
+
+    // SIGTERM another.
+    await sigterm('chaos-5');
+    await watch.waitForMembers(['chaos-1'], 10_000);
+    await sleep(2000);
+
+    // The crashed pod comes back under its old id (after its session: a join).
+    fleet.start('chaos-2');
+    await watch.waitForMembers(['chaos-1', 'chaos-2'], 30_000);
+    mark('chaos-2 rejoined');
+    await sleep(3000);
+
+    // Redis restarts (AOF, fsync always); the pods reconnect.
+    await server.kill();
+    mark('redis killed');
+    await sleep(500);
+    await server.restart();
+    mark('redis restarted');
+    await waitFor(
+      'pods to fetch again after the restart',
+      async () => {
+        const since = events.at(-1)?.atMs ?? 0;
+        const by = new Set(
+          web.log.filter((e) => e.startMs > since).map((e) => podOfUserAgent(e.userAgent)),
+        );
+        return by.has('chaos-1') && by.has('chaos-2');
+      },
+      30_000,
+    );
+    mark('both pods fetching after the redis restart');
+    await sleep(2000);
+
+    // kill -9 mid-fetch and restart under the same id inside the session timeout: static
+    // membership, no epoch change; the new incarnation requeues the old one's leases.
+    const epochBefore = watch.views.at(-1)?.epoch ?? -1;
+    await killMidFetch('chaos-2');
+    fleet.start('chaos-2');
+    await waitFor(
+      'chaos-2 to fetch again',
+      () => {
+        const since = events.at(-1)?.atMs ?? 0;
+        return web.log.some((e) => e.startMs > since && podOfUserAgent(e.userAgent) === 'chaos-2');
+      },
+      30_000,
+    );
+    const epochAfter = watch.views.at(-1)?.epoch ?? -1;
+    restartsInSession.push({ pod: 'chaos-2', epochBefore, epochAfter });
+    mark('chaos-2 restarted in its session', `epoch ${epochBefore} → ${epochAfter}`);
+    leftoverAtLastStep = (await sumDomains()).queued;
+
+    // Let it finish: nothing queued, nothing in flight (exact per-domain counters), twice.
+    let quietPolls = 0;
+    await waitFor(
+      'the crawl to drain',
+      async () => {
+        const s = await sumDomains();
+        quietPolls = s.queued === 0 && s.inFlight === 0 ? quietPolls + 1 : 0;
+        if (quietPolls === 0) await sleep(500);
+        return quietPolls >= 3;
+      },
+      150_000,
+    );
+    mark('drained');
+    for (const id of fleet.liveIds()) await sigterm(id);
+    const final = await sumDomains();
+    totals = final;
+    await watch.poll();
+    figures = await changeFigures({
+      views: watch.views,
+      labels: (b, a) => {
+        const before = new Set(b.members.map((m) => m.id));
+        const after = new Set(a.members.map((m) => m.id));
+        const joined = [...after].filter((id) => !before.has(id));
+        const left = [...before].filter((id) => !after.has(id));
+        return [...joined.map((id) => `+${id}`), ...left.map((id) => `-${id}`)].join(' ');
+      },
+      ringParams: watch.ringParams ?? { vnodes: 8192, seed: 0 },
+      domains,
+      log: web.log,
+      minDelayMs: MIN_DELAY_MS,
+      lookBackMs: SESSION_TIMEOUT_MS + 3000,
+      lookAheadMs: 15_000,
+      unmovedSlackMs: UNMOVED_SLACK_MS,
+    });
+    console.log(
+      `[chaos] membership changes (ring ${JSON.stringify(watch.ringParams)}):\n${formatTable(figures)}`,
+    );
+    const dump = join(fleet.dir, 'chaos-dump.json');
+    writeFileSync(dump, JSON.stringify({ events, views: watch.views, log: web.log }));
+    console.log(`[chaos] request log, views and events: ${dump}; pod logs in ${fleet.dir}`);
+    console.log(
+      `[chaos] total ${((Date.now() - started) / 1000).toFixed(1)} s, ${web.log.length} requests`,
+    );
+  }, 300_000);
+
+  it('drove the crawl through every step with work left at the last one', () => {
+    expect(leftoverAtLastStep).toBeGreaterThan(0);
+    expect(killedInFlight.map((k) => k.urls.length + k.leases > 0)).toEqual([true, true]);
+    // Restart inside the session: the registry saw no change.
+    expect(restartsInSession).toEqual([
+      {
+        pod: 'chaos-2',
+        epochBefore: expect.any(Number),
+        epochAfter: restartsInSession[0]?.epochBefore,
+      },
+    ]);
+  });
+
+  it('fetches every reachable allowed URL (invariant 1) and leaves nothing queued or in flight', () => {
+    const truth = web.groundTruth({ userAgentToken: 'shardline' });
+    const counts = web.fetchCounts();
+    const missing = [...truth.reachableAllowed].filter((url) => !counts.has(url));
+    console.log(
+      `[chaos] reachable allowed URLs: ${truth.reachableAllowed.size}, missing: ${missing.length}`,
+    );
+    expect(missing).toEqual([]);
+    expect(truth.reachableAllowed.size).toBeGreaterThan(HOSTS * 10);
+    expect({ queued: totals.queued, inFlight: totals.inFlight }).toEqual({
+      queued: 0,
+      inFlight: 0,
+    });
+  });
+
+  it('repeats only fetches in flight at a kill or lease expiry (invariant 2)', async () => {
+    const counts = web.fetchCounts();
+    const repeated = [...counts].filter(([, n]) => n > 1);
+    const duplicates = repeated.reduce((sum, [, n]) => sum + n - 1, 0);
+    const released = exitStats.reduce((sum, s) => sum + Number(s.released ?? 0), 0);
+    const lost = exitStats.reduce((sum, s) => sum + Number(s.lost ?? 0), 0);
+    const inFlightAtKills = killedInFlight.reduce((sum, k) => sum + k.urls.length, 0);
+    const budget = totals.repeats + totals.failed + released;
+    console.log(
+      `[chaos] duplicates at the server: ${duplicates} on ${repeated.length} URLs; budget ${budget} = repeats ${totals.repeats} (frontier, exact) + failed attempts ${totals.failed} + released ${released}; in flight at the server at the kills ${inFlightAtKills}; lost leases ${lost}`,
+    );
+    if (repeated.length > 0)
+      console.log(
+        `[chaos] repeated: ${repeated
+          .slice(0, 20)
+          .map(([u, n]) => `${u} ×${n}`)
+          .join(', ')}`,
+      );
+    expect(duplicates).toBeLessThanOrEqual(budget);
+    // A page the server was still answering when its pod died never completed: it must have
+    // been requeued and fetched again, not lost.
+    const cut = killedInFlight.flatMap((k) => k.urls).filter((u) => !u.endsWith('/robots.txt'));
+    expect(cut.filter((url) => (counts.get(url) ?? 0) < 2)).toEqual([]);
+  });
+
+  it('never breaks per-host delay or concurrency 1, robots.txt included (invariant 3)', () => {
+    const violations = web.politenessViolations({
+      minGapMs: MIN_DELAY_MS,
+      maxConcurrency: 1,
+      slackMs: POLITENESS_SLACK_MS,
+      includeRobots: true,
+    });
+    console.log(`[chaos] politeness violations: ${violations.length}`);
+    expect(violations.slice(0, 20)).toEqual([]);
+  });
+
+  it('explains every dead letter', async () => {
+    const letters = (
+      await Promise.all(domains.map((d) => frontier.deadLetters(d, { limit: 1000 })))
+    ).flat();
+    console.log(
+      `[chaos] dead letters: ${letters.length} ${letters
+        .slice(0, 10)
+        .map((l) => `${l.url} ${l.reason}`)
+        .join('; ')}`,
+    );
+    expect(letters.length).toBe(totals.dead);
+    // Plain hosts on loopback: the only way to a dead letter is exhausting retries on
+    // repeats, which would mean a URL lost its fetch to kills more than maxRetries times.
+    expect(letters.map((l) => `${l.url} ${l.reason}`)).toEqual([]);
+  });
+
+  it('moves about k/N of the keyspace per change and never pauses unmoved domains', () => {
+    const joinsAndLeaves = figures.filter((f) => f.optimum > 0);
+    expect(joinsAndLeaves.length).toBeGreaterThanOrEqual(6);
+    for (const f of joinsAndLeaves) {
+      expect(f.keyspaceMoved / f.optimum, f.label).toBeLessThanOrEqual(MAX_MOVE_RATIO);
+      expect(f.unmovedPaused, f.label).toEqual([]);
+    }
+  });
+});
