@@ -8,6 +8,7 @@ import { loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { type RedisFlags, resolveRedisTarget } from '../lib/redis-connect.js';
+import { withRedisOptions } from '../lib/session.js';
 
 interface ApiFlags extends RedisFlags {
   host?: string;
@@ -24,26 +25,15 @@ function port(value: string): number {
 
 /** Registers `shardline api` on the program. */
 export function registerApiCommand(program: Command): void {
-  program
-    .command('api')
-    .description('serve the stats API (/v1/*, /metrics, /openapi.json) and the dashboard at /')
+  withRedisOptions(
+    program
+      .command('api')
+      .description('serve the stats API (/v1/*, /metrics, /openapi.json) and the dashboard at /'),
+  )
     .addOption(new Option('--host <address>', 'address to bind (default: API_HOST or 127.0.0.1)'))
     .addOption(new Option('--port <n>', 'port (default: API_PORT or 8080)').argParser(port))
     .addOption(
       new Option('--pods <ids>', 'fixed membership, comma-separated (default: the pod registry)'),
-    )
-    .addOption(new Option('--redis <url>', 'Redis URL (env REDIS_URL)'))
-    .addOption(
-      new Option(
-        '--redis-cluster <nodes>',
-        'Redis Cluster seed nodes host:port,… (env REDIS_CLUSTER_NODES)',
-      ),
-    )
-    .addOption(
-      new Option(
-        '--data-dir <dir>',
-        'shardline state directory; its embedded Redis (redis/) is used when no Redis is given',
-      ).default('./.shardline'),
     )
     .action(async (flags: ApiFlags) => {
       const config = loadApiConfig();

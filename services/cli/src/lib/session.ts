@@ -38,6 +38,18 @@ export interface Session {
 
 /** Adds `--redis`, `--redis-cluster`, `--data-dir`, `--prefix` and `--pods` to a command. */
 export function withConnectionOptions(command: Command): Command {
+  return withRedisOptions(command)
+    .addOption(new Option('--prefix <prefix>', 'frontier key prefix (env KEY_PREFIX, default sl)'))
+    .addOption(
+      new Option(
+        '--pods <ids>',
+        'owner pods, comma-separated (default: the live pods of the registry)',
+      ).argParser(podList),
+    );
+}
+
+/** Adds `--redis`, `--redis-cluster` and `--data-dir`: where Redis is (see `resolveRedisTarget`). */
+export function withRedisOptions(command: Command): Command {
   return command
     .addOption(new Option('--redis <url>', 'Redis URL (env REDIS_URL)'))
     .addOption(
@@ -51,13 +63,6 @@ export function withConnectionOptions(command: Command): Command {
         '--data-dir <dir>',
         'shardline state directory; its embedded Redis (redis/) is used when no Redis is given',
       ).default('./.shardline'),
-    )
-    .addOption(new Option('--prefix <prefix>', 'frontier key prefix (env KEY_PREFIX, default sl)'))
-    .addOption(
-      new Option(
-        '--pods <ids>',
-        'owner pods, comma-separated (default: the live pods of the registry)',
-      ).argParser(podList),
     );
 }
 
