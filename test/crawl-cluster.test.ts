@@ -5,6 +5,11 @@
  * domains move), and one of the first two leaves gracefully at about half. Judged from what
  * the SERVER logged (each pod sends its own contact URL in the User-Agent) and what the
  * cluster holds (keys per master).
+ *
+ * Run with `npm run test:chaos`; not part of `npm test` yet. Status: green in 5 of 6 runs; in
+ * one CI run three subdomain hosts (blog.site53, www.site153, blog.site153 — linked from
+ * other hosts' pages) were never fetched while nothing was left queued: discovered links can
+ * be lost across the join/leave (invariant 1). Under investigation.
  */
 import { type CrawlerPod, type CrawlResult, decodeResult } from '@shardline/crawler';
 import { domainKey } from '@shardline/url';
