@@ -5,8 +5,10 @@
  * results stream. Every read is bounded: at most `maxHosts` hosts, one XREVRANGE of
  * `scanResults` entries.
  */
+
+import { RedisRobotsCache, type RobotsCacheRecord } from '@shardline/crawler';
 import type { RedisFrontier } from '@shardline/frontier';
-import { RobotsTxt, type RobotsTxtJson } from '@shardline/robots';
+import { RobotsTxt } from '@shardline/robots';
 import type { Cluster, Redis } from 'ioredis';
 
 /** Which component sets a host's effective delay (the largest one wins). */
@@ -155,32 +157,19 @@ async function peekUrl(
 }
 
 async function readRobots(
-  redis: Redis | Cluster,
-  prefix: string,
+  cache: RedisRobotsCache,
   origin: string,
   userAgentToken: string,
 ): Promise<RobotsDetail | undefined> {
-  const text = (await redis.get(`${prefix}:robots:${origin}`)) as string | null;
-  if (text === null) return undefined;
+  let record: RobotsCacheRecord | undefined;
+  let robots: RobotsTxt | undefined;
   try {
-    const record = JSON.parse(text) as {
-      robots?: RobotsTxtJson;
-      fetchedAtMs?: number;
-      expiresAtMs?: number;
-    };
-    // The crawl-delay that applies to our crawler's group, not the parser's cap
-    // (`maxCrawlDelayMs` in the JSON is the cap the pod configured).
-    const robots = record.robots === undefined ? undefined : RobotsTxt.fromJSON(record.robots);
-    return {
-      origin,
-      source: robots?.source ?? 'unknown',
-      reason: robots?.reason ?? null,
-      crawlDelayMs: robots?.crawlDelayMs(userAgentToken) ?? 0,
-      groups: record.robots?.groups?.length ?? 0,
-      fetchedAtMs: record.fetchedAtMs ?? 0,
-      expiresAtMs: record.expiresAtMs ?? 0,
-    };
-  } catch {
+    record = await cache.get(origin);
+    if (record === undefined) return undefined;
+    robots = RobotsTxt.fromJSON(record.robots);
+  } catch (error) {
+    // A record this version cannot read is shown as such; Redis errors still propagate.
+    if (record === undefined && !(error instanceof SyntaxError)) throw error;
     return {
       origin,
       source: 'unreadable',
@@ -191,6 +180,16 @@ async function readRobots(
       expiresAtMs: 0,
     };
   }
+  return {
+    origin,
+    source: robots.source,
+    reason: robots.reason ?? null,
+    // The crawl-delay of our crawler's group, not the parser's cap (`maxCrawlDelayMs`).
+    crawlDelayMs: robots.crawlDelayMs(userAgentToken) ?? 0,
+    groups: record.robots.groups.length,
+    fetchedAtMs: record.fetchedAtMs,
+    expiresAtMs: record.expiresAtMs,
+  };
 }
 
 function field(fields: readonly string[], name: string): string | undefined {
@@ -210,6 +209,7 @@ export async function readDomainDetail(
   const scan = options.scanResults ?? 200;
   const defaultDelayMs = options.defaultDelayMs ?? 1000;
   const stream = `${options.prefix}:results`;
+  const robotsCache = new RedisRobotsCache({ redis, prefix: options.prefix });
   const [nowMs, entries] = await Promise.all([
     redisNowMs(redis),
     (redis.xrevrange(stream, '+', '-', 'COUNT', scan) as Promise<[string, string[]][]>).catch(
@@ -243,9 +243,7 @@ export async function readDomainDetail(
       const candidates = origins(host, head ? [head, ...seen] : seen);
       const robots = (
         await Promise.all(
-          candidates.map((o) =>
-            readRobots(redis, options.prefix, o, options.userAgentToken ?? 'shardline'),
-          ),
+          candidates.map((o) => readRobots(robotsCache, o, options.userAgentToken ?? 'shardline')),
         )
       ).filter((r): r is RobotsDetail => r !== undefined);
       const nextAllowedAtMs = int(state.n);
