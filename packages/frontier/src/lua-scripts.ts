@@ -1,0 +1,67 @@
+/**
+ * The Lua loading both script packages share (frontier, membership): reads
+ * `<luaDir>/<command>-<numkeys>.lua`, expands `--@include "name"` lines with
+ * `<luaDir>/includes/<name>.lua`, and defines each script once per ioredis client with
+ * `defineCommand` under a versioned name (ioredis sends EVALSHA and falls back to EVAL on
+ * NOSCRIPT, on every node of a Cluster).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Cluster, Redis } from 'ioredis';
+
+export interface LoadedScript<Command extends string> {
+  command: Command;
+  numberOfKeys: number;
+  lua: string;
+}
+
+function expand(luaDir: string, source: string, seen: Set<string>): string {
+  return source.replace(/^--@include "([a-z-]+)"\s*$/gm, (_line, name: string) => {
+    // Each include once per script: they define locals that must not be redefined.
+    if (seen.has(name)) return '';
+    seen.add(name);
+    return expand(luaDir, readFileSync(join(luaDir, 'includes', `${name}.lua`), 'utf8'), seen);
+  });
+}
+
+/**
+ * One package's scripts: `load()` reads and expands every file (once per process),
+ * `define(client)` defines them on a client (idempotent per client).
+ */
+export function luaScripts<Commands extends Record<string, string>>(
+  luaDir: string,
+  commands: Commands,
+): {
+  load(): LoadedScript<Commands[keyof Commands]>[];
+  define(client: Redis | Cluster): void;
+} {
+  let cache: LoadedScript<Commands[keyof Commands]>[] | undefined;
+  const defined = new WeakSet<Redis | Cluster>();
+  const load = () => {
+    if (cache) return cache;
+    const scripts: LoadedScript<Commands[keyof Commands]>[] = [];
+    for (const file of readdirSync(luaDir).sort()) {
+      const match = /^([a-z-]+)-(\d+)\.lua$/.exec(file);
+      if (!match) continue;
+      const command = commands[match[1] as keyof Commands];
+      if (!command) throw new Error(`lua/${file} has no entry in SCRIPT_COMMANDS`);
+      const lua = expand(luaDir, readFileSync(join(luaDir, file), 'utf8'), new Set());
+      scripts.push({ command, numberOfKeys: Number(match[2]), lua });
+    }
+    cache = scripts;
+    return scripts;
+  };
+  return {
+    load,
+    define(client) {
+      if (defined.has(client)) return;
+      for (const script of load()) {
+        client.defineCommand(script.command, {
+          numberOfKeys: script.numberOfKeys,
+          lua: script.lua,
+        });
+      }
+      defined.add(client);
+    },
+  };
+}
