@@ -8,9 +8,12 @@
   ARGV[2] lease field
   ARGV[3] holder pod id
   ARGV[4] default concurrency
+  ARGV[5] hold (ms from now; 0 or absent = none): the host's next_allowed_at moves to at
+          least now + hold, so no URL of the host is claimed before then (e.g. its robots.txt
+          is unreachable and will be retried at that time). The attempt count is kept.
 
   Returns { status, seq, score }: status 0 ok, 1 lease not found, 2 held by another pod.
-  Side effects: lease removed; host f, q; domain f, q, released.
+  Side effects: lease removed; host f, q (and n with a hold); domain f, q, released.
 ]]
 --@include "time"
 --@include "host"
@@ -29,5 +32,11 @@ redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'q', 1)
 redis.call('HINCRBY', dkey, 'released', 1)
 queue_push(root, host, level, entry, true)
+local hold = tonumber(ARGV[5]) or 0
+if hold > 0 then
+  local skey = hkey(root, host, 's')
+  local n = tonumber(redis.call('HGET', skey, 'n')) or 0
+  redis.call('HSET', skey, 'n', fmt(math.max(n, now_ms() + hold)))
+end
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[4]))
 return { 0, seq, score }

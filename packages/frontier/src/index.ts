@@ -36,4 +36,5 @@ export type {
   HostPolicy,
   Lease,
   LeaseRef,
+  ReleaseOptions,
 } from './types.js';

@@ -53,6 +53,7 @@ import type {
   HostPolicy,
   Lease,
   LeaseRef,
+  ReleaseOptions,
 } from './types.js';
 
 const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -788,11 +789,20 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
     return { outcome: String(r![1]) === 'dead' ? 'dead' : 'retry', attempt: Number(r![2]) };
   }
 
-  /** Gives a lease back untouched: the URL returns to the front of its queue. */
-  async release(lease: LeaseRef): Promise<void> {
+  /**
+   * Gives a lease back untouched: the URL returns to the front of its queue with its attempt
+   * count unchanged. `holdMs` keeps the whole host unclaimed for that long (its
+   * `next_allowed_at` moves to at least now + holdMs, by Redis time) — for a host that must
+   * not be asked yet, e.g. while its robots.txt is unreachable.
+   */
+  async release(lease: LeaseRef, options: ReleaseOptions = {}): Promise<void> {
+    const holdMs = options?.holdMs ?? 0;
+    if (!Number.isSafeInteger(holdMs) || holdMs < 0) {
+      throw new FrontierArgumentError('holdMs', holdMs, 'a non-negative integer');
+    }
     const op: LeaseOp = {
       lease,
-      args: [this.#options.defaultConcurrency],
+      args: [this.#options.defaultConcurrency, holdMs],
       count: (_r, counters) => {
         counters.add('released', 1, lease.pod);
         counters.add('inFlight', -1, lease.pod);

@@ -130,6 +130,14 @@ export interface FailResult {
   sent?: boolean;
 }
 
+export interface ReleaseOptions {
+  /**
+   * Keep the host unclaimed for this long (ms, by Redis time): its `next_allowed_at` moves to
+   * at least now + holdMs. The released URL keeps its attempt count. @default 0
+   */
+  holdMs?: number;
+}
+
 export interface FailOutcome {
   outcome: 'retry' | 'dead';
   /** Failed attempts so far. */
@@ -215,7 +223,7 @@ export interface FrontierReader {
     items: readonly { lease: LeaseRef; result?: CompleteResult }[],
   ): Promise<(Error | null)[]>;
   fail(lease: LeaseRef, result: FailResult): Promise<FailOutcome>;
-  release(lease: LeaseRef): Promise<void>;
+  release(lease: LeaseRef, options?: ReleaseOptions): Promise<void>;
 }
 
 /** Write side: seeds, discovered links, and membership changes. */

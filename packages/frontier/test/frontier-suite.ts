@@ -587,6 +587,46 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       });
     });
 
+    it('release with holdMs keeps the host unclaimed until then, other hosts are not held', async () => {
+      const f = make();
+      const redis = connect();
+      await f.enqueue([
+        'https://held.example/1',
+        'https://held.example/2',
+        'https://free.example/1',
+      ]);
+      const { leases } = await f.claim({ pod: 'pod-a', max: 10 });
+      const held = leases.find((l) => l.host === 'held.example');
+      const free = leases.find((l) => l.host === 'free.example');
+      await f.complete(free!);
+      await f.enqueue(['https://free.example/2']);
+      const [sec = 0, micro = 0] = await redis.time();
+      const before = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
+      await f.release(held!, { holdMs: 60_000 });
+      // The host's due time is the hold's end, by Redis time.
+      const score = Number(await redis.zscore(f.keys.due('pod-a'), 'held.example/held.example'));
+      expect(score).toBeGreaterThanOrEqual(before + 60_000);
+      expect(score).toBeLessThan(before + 70_000);
+      // Other hosts stay claimable; the held one is not handed out.
+      let got: Lease[] = [];
+      for (let i = 0; i < 100 && got.length === 0; i++) {
+        got = (await f.claim({ pod: 'pod-a', max: 10 })).leases;
+        if (got.length === 0) await sleep(20);
+      }
+      expect(got.map((l) => l.url)).toEqual(['https://free.example/2']);
+      expect(await f.domainStats('held.example')).toMatchObject({
+        queued: 2,
+        inFlight: 0,
+        released: 1,
+      });
+      // A held release is still a release: the attempt count is unchanged.
+      const entry = await redis.lindex(f.keys.hostQueue('held.example', 'held.example', 0), 0);
+      expect(entry).toMatch(/^0,0,/);
+      await expect(f.release(got[0]!, { holdMs: -1 })).rejects.toMatchObject({
+        code: 'SHARDLINE_ERR_FRONTIER_ARGUMENT',
+      });
+    });
+
     it('due index survives racing enqueue-into-empty and claim-to-empty (seq scheme)', async () => {
       const prefix = `t${randomUUID().slice(0, 8)}`;
       const writer = make({}, prefix);
