@@ -15,6 +15,7 @@ export const ROBOTS_BEHAVIOURS = [
   'robots-huge',
   'robots-binary',
   'robots-redirect',
+  'robots-503-first',
 ] as const;
 
 /** Behaviours that add special pages to a host (linked from its root). */

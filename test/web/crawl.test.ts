@@ -64,7 +64,10 @@ async function fetchCapped(url: string, cap: number, timeoutMs: number): Promise
 
 type Allow = (url: string) => boolean;
 
-async function robotsFor(origin: string): Promise<Allow> {
+/** Retries of a 5xx robots.txt before the host counts as disallowed. */
+const ROBOTS_RETRIES = 2;
+
+async function robotsFor(origin: string, retries = ROBOTS_RETRIES): Promise<Allow> {
   let url = `${origin}/robots.txt`;
   try {
     for (let hop = 0; hop < 5; hop++) {
@@ -73,7 +76,8 @@ async function robotsFor(origin: string): Promise<Allow> {
         url = new URL(String(res.headers.location), url).href;
         continue;
       }
-      if (res.status >= 500) return () => false;
+      // 5xx: disallow all until retried (RFC 9309 §2.3.1.4).
+      if (res.status >= 500) return retries > 0 ? robotsFor(origin, retries - 1) : () => false;
       if (res.status >= 400) return () => true;
       const rules = robotsParser(url, res.body.subarray(0, ROBOTS_CAP).toString('utf8'));
       return (u) => rules.isAllowed(u, TOKEN) !== false;

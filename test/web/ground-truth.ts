@@ -42,6 +42,9 @@ export function robotsRulesFor(host: HostModel, token: string): RuleSet {
       return robots.status >= 500 ? DISALLOW_ALL : ALLOW_ALL;
     case 'timeout':
       return DISALLOW_ALL;
+    case 'fail-first':
+      // Unreachable only until retried (RFC 9309 §2.3.1.4): the file served after the 503 rules.
+      return ruleSetForBody(robots.body, token);
   }
 }
 

@@ -11,7 +11,9 @@ export type RobotsResponse =
   | { kind: 'body'; body: Buffer; contentType: string }
   | { kind: 'status'; status: 404 | 500 }
   | { kind: 'timeout' }
-  | { kind: 'redirect'; status: 301; location: string; target: Buffer };
+  | { kind: 'redirect'; status: 301; location: string; target: Buffer }
+  /** 503 to the host's first robots.txt request, `body` (200) to every later one. */
+  | { kind: 'fail-first'; status: 503; body: Buffer; contentType: string };
 
 /** Path the `robots-redirect` variant redirects to. */
 export const REAL_ROBOTS_PATH = '/robots-real.txt';
@@ -121,6 +123,13 @@ export function robotsResponse(variant: RobotsBehaviour | undefined, seed: numbe
         status: 301,
         location: REAL_ROBOTS_PATH,
         target: Buffer.from(REAL_ROBOTS, 'utf8'),
+      };
+    case 'robots-503-first':
+      return {
+        kind: 'fail-first',
+        status: 503,
+        body: Buffer.from(REAL_ROBOTS, 'utf8'),
+        contentType: 'text/plain; charset=utf-8',
       };
   }
 }

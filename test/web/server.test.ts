@@ -123,6 +123,19 @@ describe('test web server', () => {
       expect((await get(`${web.origin(hostWith('robots-500'))}/robots.txt`)).status).toBe(500);
     });
 
+    it('answers 503 to the first robots.txt request of robots-503-first, the file after', async () => {
+      const host = hostWith('robots-503-first');
+      const first = await get(`${web.origin(host)}/robots.txt`);
+      expect(first.status).toBe(503);
+      const second = await get(`${web.origin(host)}/robots.txt`);
+      expect(second.status).toBe(200);
+      expect(second.body.toString()).toContain('Disallow: /p/2');
+      // The ground truth follows the file served after the retry.
+      const truth = web.groundTruth({ userAgentToken: 'shardline' });
+      expect(truth.reachableAllowed.has(`${web.origin(host)}/`)).toBe(true);
+      expect(truth.disallowedLinked.has(`${web.origin(host)}/p/2`)).toBe(true);
+    });
+
     it('holds the timeout variant, then drops the socket without an answer', async () => {
       const host = hostWith('robots-timeout');
       const error = await request(`${web.origin(host)}/robots.txt`, { dispatcher: agent }).then(

@@ -42,7 +42,7 @@ export interface TestWeb {
   /** URLs served only to catch a crawler that follows links it must not (nofollow, text). */
   readonly traps: string[];
   clearLog(): void;
-  /** Forgets how often each 429/503-first URL was requested, so they fail again. */
+  /** Forgets how often each 429/503-first URL (and robots-503-first robots.txt) was requested, so they fail again. */
   resetState(): void;
   /** Ground truth for a crawler obeying RFC 9309 robots and nofollow; see README. */
   groundTruth(options?: GroundTruthOptions): GroundTruth;
@@ -157,6 +157,21 @@ export async function startTestWeb(options: StartTestWebOptions): Promise<TestWe
         case 'redirect':
           send(robots.status, { location: robots.location }, Buffer.alloc(0));
           return;
+        case 'fail-first': {
+          const key = `robots:${entry.host}`;
+          const seen = failCounts.get(key) ?? 0;
+          failCounts.set(key, seen + 1);
+          if (seen === 0) {
+            send(
+              robots.status,
+              { 'content-type': 'text/plain' },
+              Buffer.from(`${robots.status}\n`),
+            );
+          } else {
+            send(200, { 'content-type': robots.contentType }, robots.body);
+          }
+          return;
+        }
         case 'timeout':
           // Never answer: hold the socket, then drop it without a response.
           later(resolved.robotsDelayMs, res, () => {
