@@ -13,6 +13,8 @@ import { startTestWeb, type TestWeb } from './web/index.js';
 const MIN_DELAY_MS = 200;
 const MAX_RETRIES = 3;
 const FAIL_FIRST = 2;
+const ROBOTS_RETRY_MS = 1000;
+const ROBOTS_MAX_RETRIES = 2;
 
 let web: TestWeb;
 let server: RedisServer;
@@ -81,6 +83,8 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
       maxRetries: MAX_RETRIES,
       backoffBaseMs: 200,
       backoffMaxMs: 1000,
+      robotsRetryMs: ROBOTS_RETRY_MS,
+      robotsMaxRetries: ROBOTS_MAX_RETRIES,
       exitWhenIdle: { graceMs: 1000 },
       logger: pino({ level: 'silent' }),
     });
@@ -123,11 +127,34 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
     expect(violations).toEqual([]);
   });
 
-  it('fetches robots.txt once per host', () => {
+  it('fetches robots.txt once per host, an unreachable one again after each retry delay', () => {
+    const expected = (behaviours: readonly string[]): number =>
+      behaviours.includes('robots-500') || behaviours.includes('robots-timeout')
+        ? ROBOTS_MAX_RETRIES + 1
+        : behaviours.includes('robots-503-first')
+          ? 2
+          : 1;
     const robots = web.robotsFetchCounts();
-    const twice = [...robots].filter(([url, n]) => url.endsWith('/robots.txt') && n !== 1);
-    expect(twice).toEqual([]);
-    for (const seed of web.seeds) expect(robots.get(`${seed}robots.txt`)).toBe(1);
+    const wrong: string[] = [];
+    const closeRetries: string[] = [];
+    for (const host of web.model.hosts.values()) {
+      const url = `${web.origin(host.name)}/robots.txt`;
+      const n = robots.get(url) ?? 0;
+      if (n !== expected(host.behaviours)) wrong.push(`${url}: ${n}`);
+      // As the server saw them: each retry came at least ROBOTS_RETRY_MS after the last answer.
+      const asked = web.log.filter((e) => e.host === host.name && e.path === '/robots.txt');
+      for (let i = 1; i < asked.length; i++) {
+        const gap = asked[i]!.startMs - asked[i - 1]!.endMs;
+        if (gap < ROBOTS_RETRY_MS - 25) closeRetries.push(`${host.name}: ${Math.round(gap)} ms`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(closeRetries).toEqual([]);
+    for (const b of ['robots-500', 'robots-timeout', 'robots-503-first']) {
+      expect([...web.model.hosts.values()].some((h) => h.behaviours.includes(b as never))).toBe(
+        true,
+      );
+    }
   });
 
   it('records every hostile behaviour as a bounded outcome in the results stream', () => {
@@ -154,11 +181,29 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
       true,
     );
     expect(r429.some((r) => r.outcome === 'fetched' && r.status === 200)).toBe(true);
+    // Unreachable robots.txt: the URL waited (deferred, attempt unchanged) for each retry, and
+    // was dead-lettered only once robots.txt stayed unreachable through every retry.
     const unreachable = results.filter(
       (r) => r.errorCode === 'SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE',
     );
-    expect(unreachable.length).toBeGreaterThan(0);
-    expect(unreachable.every((r) => r.outcome === 'dead' && r.sentAtMs === undefined)).toBe(true);
+    expect(unreachable.every((r) => r.sentAtMs === undefined && r.attempt === 1)).toBe(true);
+    const deferred = unreachable.filter((r) => r.outcome === 'deferred');
+    const dead = unreachable.filter((r) => r.outcome === 'dead');
+    expect(deferred.length + dead.length).toBe(unreachable.length);
+    const byHost = (rs: CrawlResult[]) =>
+      rs.reduce((m, r) => m.set(r.host, (m.get(r.host) ?? 0) + 1), new Map<string, number>());
+    const deferredByHost = byHost(deferred);
+    const hostsOf = (b: string) =>
+      [...web.model.hosts.values()].filter((h) => h.behaviours.includes(b as never));
+    for (const h of [...hostsOf('robots-500'), ...hostsOf('robots-timeout')]) {
+      // Each unreachable answer but the last deferred the one URL that asked for it.
+      expect(deferredByHost.get(h.name), h.name).toBe(ROBOTS_MAX_RETRIES);
+      expect(byHost(dead).get(h.name), h.name).toBeGreaterThan(0);
+    }
+    for (const h of hostsOf('robots-503-first')) {
+      expect(deferredByHost.get(h.name), h.name).toBe(1);
+      expect(byHost(dead).get(h.name)).toBeUndefined();
+    }
     // One result per claim, nothing left half-done.
     expect(results.every((r) => r.outcome !== 'lost' && r.outcome !== 'released')).toBe(true);
   });

@@ -41,6 +41,11 @@ const MAX_SITEMAPS_PER_INDEX = 1000;
 const MAX_SITEMAPS_PER_ROBOTS = 100;
 /** Most URLs sent to the frontier in one enqueue call (a sitemap lists up to 50,000). */
 const MAX_ENQUEUE_CHUNK = 1000;
+/**
+ * Shortest hold of a host waiting for its robots.txt retry: a pod whose clock runs ahead of
+ * Redis would otherwise claim the host again just before its robots answer expires here.
+ */
+const ROBOTS_MIN_HOLD_MS = 1000;
 
 /** Index nesting level of a sitemap lease, or undefined when the lease is no sitemap. */
 function sitemapLevel(meta: string): number | undefined {
@@ -106,6 +111,19 @@ export interface CrawlerPodOptions {
   minDelayMs?: number;
   /** Cap applied to a robots.txt Crawl-delay. @default 30000 */
   maxCrawlDelayMs?: number;
+  /**
+   * How soon an unreachable robots.txt (5xx, 429, timeout, network error) is asked again; a
+   * longer `Retry-After` wins (up to 24 h). Until then the host is disallowed and its URLs wait
+   * (RFC 9309 §2.3.1.4). @default 300000
+   */
+  robotsRetryMs?: number;
+  /**
+   * Retries of an unreachable robots.txt before the host's URLs are dead-lettered
+   * (`SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE`, requeue them once the site is back); the count
+   * is shared by all pods through the robots record in Redis. 0 dead-letters at the first
+   * failure. @default 12 (an hour at the default `robotsRetryMs`)
+   */
+  robotsMaxRetries?: number;
   /** Adaptive delay = factor × last response time (0 = off). @default 0 */
   adaptiveDelayFactor?: number;
   /** Cap of any per-host delay (adaptive, backoff). @default 120000 */
@@ -188,8 +206,10 @@ export interface PodStats {
    * its lease or session and a survivor requeued the URL, so it is fetched again — a repeat.
    */
   lost: number;
-  /** Leases refused by robots.txt (disallowed or unreachable). */
+  /** Leases refused by robots.txt (disallowed, or unreachable past `robotsMaxRetries`). */
   robotsDisallowed: number;
+  /** Leases given back to wait for the retry of their host's unreachable robots.txt. */
+  robotsDeferred: number;
   /** Same-origin links dropped before enqueue because robots.txt disallows them. */
   robotsFilteredLinks: number;
   /** robots.txt answers by source. */
@@ -244,6 +264,7 @@ export class CrawlerPod {
   readonly #ownSubscriber: Redis | Cluster | undefined;
   readonly #token: string;
   readonly #maxCrawlDelayMs: number;
+  readonly #robotsMaxRetries: number;
   readonly #maxPagesPerDomain: number;
   readonly #maxLinksPerPage: number;
   readonly #enqueueSitemaps: boolean;
@@ -271,6 +292,7 @@ export class CrawlerPod {
     released: 0,
     lost: 0,
     robotsDisallowed: 0,
+    robotsDeferred: 0,
     robotsFilteredLinks: 0,
     robotsLoads: { memory: 0, 'shared-cache': 0, fetch: 0 },
     redirects: 0,
@@ -304,6 +326,22 @@ export class CrawlerPod {
     const minDelayMs = check.int(OWNER, 'minDelayMs', options.minDelayMs, 1000, 0);
     const maxDelayMs = check.int(OWNER, 'maxDelayMs', options.maxDelayMs, 120_000, 0);
     this.#maxCrawlDelayMs = check.int(OWNER, 'maxCrawlDelayMs', options.maxCrawlDelayMs, 30_000, 0);
+    const robotsRetryMs = check.int(
+      OWNER,
+      'robotsRetryMs',
+      options.robotsRetryMs,
+      300_000,
+      1,
+      86_400_000,
+    );
+    this.#robotsMaxRetries = check.int(
+      OWNER,
+      'robotsMaxRetries',
+      options.robotsMaxRetries,
+      12,
+      0,
+      10_000,
+    );
     const factor = options.adaptiveDelayFactor ?? 0;
     if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 0) {
       throw invalidOption(OWNER, 'adaptiveDelayFactor', factor, 'a finite number ≥ 0');
@@ -408,6 +446,7 @@ export class CrawlerPod {
       sharedCache: new RedisRobotsCache({ redis: options.redis, prefix }),
       beforeFetch: (origin) => this.#robotsBeforeFetch(origin),
       onFetch: (hop) => this.#robotsAfterFetch(hop.origin, hop.timings),
+      unreachableRetryMs: robotsRetryMs,
     });
     this.#extractor = new LinkExtractor({
       userAgentToken: this.#token,
@@ -723,14 +762,20 @@ export class CrawlerPod {
     }
     this.#gate.setHostDelay(lease.host, crawlDelayMs);
     if (!rules.isAllowed(lease.url, this.#token)) {
-      const unreachable = rules.source === 'disallow-all';
+      const unreachable = robots.unreachable > 0;
+      if (unreachable && robots.unreachable <= this.#robotsMaxRetries) {
+        // RFC 9309 §2.3.1.4: disallowed *until retried* — the URL waits for the retry.
+        return this.#deferForRobots(lease, base, robots);
+      }
       this.#stats.robotsDisallowed += 1;
       await this.#fail(lease, base, undefined, {
         retryable: false,
         code: unreachable
           ? CrawlOutcomeCode.ROBOTS_UNREACHABLE
           : CrawlOutcomeCode.ROBOTS_DISALLOWED,
-        message: unreachable ? `robots.txt unavailable (${rules.reason ?? 'error'})` : 'robots.txt',
+        message: unreachable
+          ? `robots.txt unreachable ${robots.unreachable} times in a row (${rules.reason ?? 'error'})`
+          : 'robots.txt',
         sent: false,
       });
       return;
@@ -1017,6 +1062,46 @@ export class CrawlerPod {
       linksQueued: 0,
       errorCode: CrawlOutcomeCode.STOPPED,
       error: 'pod stopping',
+    });
+  }
+
+  /**
+   * The host's robots.txt is unreachable and will be retried at `robots.expiresAtMs`: give the
+   * lease back (attempt unchanged) and hold the whole host until then, so neither this URL nor
+   * another of the host is claimed before the retry. The frontier applies the hold by Redis
+   * time; only its length comes from this pod's clock.
+   */
+  async #deferForRobots(lease: Lease, base: Base, robots: RobotsLoadResult): Promise<void> {
+    const holdMs = Math.max(ROBOTS_MIN_HOLD_MS, Math.ceil(robots.expiresAtMs - Date.now()));
+    let outcome: CrawlOutcome = 'deferred';
+    let errorCode: string = CrawlOutcomeCode.ROBOTS_UNREACHABLE;
+    try {
+      await this.frontier.release(lease, { holdMs });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SHARDLINE_ERR_FRONTIER_LEASE_LOST') throw error;
+      outcome = 'lost';
+      errorCode = CrawlOutcomeCode.LEASE_LOST;
+    }
+    if (outcome === 'deferred') this.#stats.robotsDeferred += 1;
+    else this.#stats.lost += 1;
+    this.#count(CrawlOutcomeCode.ROBOTS_UNREACHABLE);
+    const endAtMs = Date.now();
+    this.#results.write({
+      ...base,
+      outcome,
+      status: 0,
+      bytes: 0,
+      truncated: false,
+      endAtMs,
+      durationMs: endAtMs - base.startedAtMs,
+      links: 0,
+      linksQueued: 0,
+      errorCode,
+      error:
+        `robots.txt unreachable (${robots.robots.reason ?? 'error'}), attempt ${robots.unreachable} of ${this.#robotsMaxRetries + 1}; host held ${Math.round(holdMs / 1000)} s until the retry`.slice(
+          0,
+          300,
+        ),
     });
   }
 

@@ -17,6 +17,11 @@ export type CrawlOutcome =
   | 'dead'
   /** Given back untouched (the pod stopped); the URL is queued again. */
   | 'released'
+  /**
+   * Given back untouched to wait: the host's robots.txt is unreachable, so the host is held
+   * until robots.txt is retried (`errorCode` `SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE`).
+   */
+  | 'deferred'
   /** The lease expired before the outcome was recorded. */
   | 'lost';
 

@@ -28,6 +28,12 @@ export interface RobotsCacheRecord {
   fetchedAtMs: number;
   /** Epoch ms after which `robots` must be fetched again (≤ 24 h after `fetchedAtMs`). */
   expiresAtMs: number;
+  /**
+   * Consecutive fetches that found robots.txt unreachable (5xx, 429, network error), this one
+   * included; absent when it was reachable. Lets the crawler give up on a host that stays
+   * unreachable, whichever pod retried it before.
+   */
+  unreachable?: number;
 }
 
 /**
@@ -64,6 +70,12 @@ export interface RobotsLoadResult {
   from: 'memory' | 'shared-cache' | 'fetch';
   /** Epoch ms until which the answer is used. */
   expiresAtMs: number;
+  /**
+   * How many fetches in a row found robots.txt unreachable, up to and including the one that
+   * gave this answer (then `robots` disallows all until `expiresAtMs`, the retry time); 0 when
+   * robots.txt was reachable.
+   */
+  unreachable: number;
   /** Requests made for this answer (empty unless `from === 'fetch'`). */
   hops: RobotsFetchHop[];
 }
@@ -107,6 +119,7 @@ export interface RobotsLoaderOptions {
 interface MemoryEntry {
   robots: RobotsTxt;
   expiresAtMs: number;
+  unreachable: number;
 }
 
 /** Loads, caches and coalesces robots.txt per origin. */
@@ -223,17 +236,20 @@ export class RobotsLoader {
           robots: cached.robots,
           from: 'memory',
           expiresAtMs: cached.expiresAtMs,
+          unreachable: cached.unreachable,
           hops: [],
         });
       }
-      this.#memory.delete(origin);
     }
     const running = this.#inflight.get(origin);
     if (running) {
       this.#coalesced += 1;
       return running;
     }
-    const promise = this.#loadUncached(origin).finally(() => this.#inflight.delete(origin));
+    // An expired entry stays until the new answer replaces it: its unreachable count carries on.
+    const promise = this.#loadUncached(origin, cached?.unreachable ?? 0).finally(() =>
+      this.#inflight.delete(origin),
+    );
     this.#inflight.set(origin, promise);
     return promise;
   }
@@ -260,37 +276,45 @@ export class RobotsLoader {
     this.#memory.delete(canonicalize(urlOrOrigin).origin);
   }
 
-  async #loadUncached(origin: string): Promise<RobotsLoadResult> {
-    const fromShared = await this.#readShared(origin);
-    if (fromShared) {
+  async #loadUncached(origin: string, unreachableBefore: number): Promise<RobotsLoadResult> {
+    const shared = await this.#readShared(origin);
+    if (shared?.fresh) {
       this.#sharedHits += 1;
-      this.#remember(origin, fromShared.robots, fromShared.expiresAtMs);
+      this.#remember(origin, shared.robots, shared.expiresAtMs, shared.unreachable);
       return {
         origin,
-        robots: fromShared.robots,
+        robots: shared.robots,
         from: 'shared-cache',
-        expiresAtMs: fromShared.expiresAtMs,
+        expiresAtMs: shared.expiresAtMs,
+        unreachable: shared.unreachable,
         hops: [],
       };
     }
-    const { robots, hops, ttlMs } = await this.#fetchRobots(origin);
+    const { robots, hops, ttlMs, reachable } = await this.#fetchRobots(origin);
+    const unreachable = reachable ? 0 : Math.max(unreachableBefore, shared?.unreachable ?? 0) + 1;
     const fetchedAtMs = this.#now();
     const expiresAtMs = fetchedAtMs + ttlMs;
-    this.#remember(origin, robots, expiresAtMs);
+    this.#remember(origin, robots, expiresAtMs, unreachable);
     if (this.#shared) {
       const record: RobotsCacheRecord = { v: 1, robots: robots.toJSON(), fetchedAtMs, expiresAtMs };
+      if (unreachable > 0) record.unreachable = unreachable;
       try {
-        await this.#shared.set(origin, record, ttlMs);
+        // An unreachable answer is kept past its expiry (but not used) so that the next
+        // fetch, by any pod, continues its count.
+        await this.#shared.set(origin, record, unreachable > 0 ? ttlMs + this.#ttlMs : ttlMs);
       } catch {
         // A cache that cannot store costs later fetches, not correctness.
       }
     }
-    return { origin, robots, from: 'fetch', expiresAtMs, hops };
+    return { origin, robots, from: 'fetch', expiresAtMs, unreachable, hops };
   }
 
+  /** The shared record of an origin; `fresh` false once it expired (its count still counts). */
   async #readShared(
     origin: string,
-  ): Promise<{ robots: RobotsTxt; expiresAtMs: number } | undefined> {
+  ): Promise<
+    { robots: RobotsTxt; expiresAtMs: number; unreachable: number; fresh: boolean } | undefined
+  > {
     if (!this.#shared) return undefined;
     try {
       const record = await this.#shared.get(origin);
@@ -303,17 +327,25 @@ export class RobotsLoader {
       }
       // Never trust a stored expiry beyond 24 h from its fetch, whatever wrote it.
       const expiresAtMs = Math.min(record.expiresAtMs, record.fetchedAtMs + ROBOTS_CACHE_TTL_MS);
-      if (!(expiresAtMs > this.#now())) return undefined;
-      return { robots: RobotsTxt.fromJSON(record.robots), expiresAtMs };
+      const unreachable =
+        Number.isSafeInteger(record.unreachable) && (record.unreachable as number) > 0
+          ? (record.unreachable as number)
+          : 0;
+      return {
+        robots: RobotsTxt.fromJSON(record.robots),
+        expiresAtMs,
+        unreachable,
+        fresh: expiresAtMs > this.#now(),
+      };
     } catch {
       // Unreachable store or a corrupt record: fall through to a fetch.
       return undefined;
     }
   }
 
-  #remember(origin: string, robots: RobotsTxt, expiresAtMs: number): void {
+  #remember(origin: string, robots: RobotsTxt, expiresAtMs: number, unreachable: number): void {
     this.#memory.delete(origin);
-    this.#memory.set(origin, { robots, expiresAtMs });
+    this.#memory.set(origin, { robots, expiresAtMs, unreachable });
     while (this.#memory.size > this.#maxEntries) {
       const oldest = this.#memory.keys().next().value;
       if (oldest === undefined) break;
@@ -323,7 +355,7 @@ export class RobotsLoader {
 
   async #fetchRobots(
     origin: string,
-  ): Promise<{ robots: RobotsTxt; hops: RobotsFetchHop[]; ttlMs: number }> {
+  ): Promise<{ robots: RobotsTxt; hops: RobotsFetchHop[]; ttlMs: number; reachable: boolean }> {
     const hops: RobotsFetchHop[] = [];
     let url = `${origin}/robots.txt`;
     for (let redirects = 0; ; redirects++) {
@@ -357,7 +389,13 @@ export class RobotsLoader {
           continue;
         }
       }
-      return { robots: this.#interpret(outcome), hops, ttlMs: this.#ttlFor(outcome) };
+      const reachable = !isUnreachable(outcome);
+      return {
+        robots: this.#interpret(outcome),
+        hops,
+        ttlMs: reachable ? this.#ttlFor(outcome) : this.#retryMsFor(outcome),
+        reachable,
+      };
     }
   }
 
@@ -376,19 +414,26 @@ export class RobotsLoader {
     return RobotsTxt.fromResponse(response, { maxBytes: this.#maxBytes });
   }
 
+  /** Lifetime of the disallow-all answer for an unreachable robots.txt: when it is retried. */
+  #retryMsFor(outcome: FetchOutcome): number {
+    return Math.min(Math.max(this.#unreachableRetryMs, outcome.retryAfterMs ?? 0), this.#ttlMs);
+  }
+
   #ttlFor(outcome: FetchOutcome): number {
-    const unreachable =
-      (outcome.error !== undefined && outcome.error.code !== FetchErrorCode.TOO_LARGE) ||
-      outcome.status === 0 ||
-      outcome.status === 429 ||
-      outcome.status >= 500;
-    if (unreachable) {
-      return Math.min(Math.max(this.#unreachableRetryMs, outcome.retryAfterMs ?? 0), this.#ttlMs);
-    }
     const maxAgeMs = parseMaxAgeMs(outcome.headers['cache-control']);
     if (maxAgeMs === undefined) return this.#ttlMs;
     return Math.min(this.#ttlMs, Math.max(this.#minTtlMs, maxAgeMs));
   }
+}
+
+/** 5xx, 429 or no (complete) response: RFC 9309 §2.3.1.3–4 "unreachable", disallow all. */
+function isUnreachable(outcome: FetchOutcome): boolean {
+  return (
+    (outcome.error !== undefined && outcome.error.code !== FetchErrorCode.TOO_LARGE) ||
+    outcome.status === 0 ||
+    outcome.status === 429 ||
+    outcome.status >= 500
+  );
 }
 
 /** `max-age` of a Cache-Control value in ms (`no-store` / `no-cache` count as 0). */

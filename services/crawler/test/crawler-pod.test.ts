@@ -178,7 +178,7 @@ describe('CrawlerPod', () => {
   }, 15_000);
 
   it('a robots refusal before any page request leaves the host slot where the claim put it', async () => {
-    // robots.txt is held 400 ms then dropped: unreachable ⇒ disallow all ⇒ dead letter.
+    // robots.txt is held 400 ms then dropped: unreachable ⇒ disallow all ⇒ dead letter (no retries).
     const slowRobots = await startTestWeb({
       hosts: 1,
       seed: 4,
@@ -190,6 +190,7 @@ describe('CrawlerPod', () => {
       const delayMs = 5000;
       const pod = newPod({
         exitWhenIdle: { graceMs: 200 },
+        robotsMaxRetries: 0,
         minDelayMs: delayMs,
         resolve: slowRobots.resolveOverrides,
       });

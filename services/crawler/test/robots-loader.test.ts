@@ -175,18 +175,65 @@ describe('RobotsLoader', () => {
     expect(down.robots.source).toBe('disallow-all');
     expect(down.robots.isAllowed(`${origin('flaky.test')}/page`, UA)).toBe(false);
     expect(down.expiresAtMs).toBe(clock + 60_000);
+    expect(down.unreachable).toBe(1);
 
     clock += 59_000;
-    expect((await robots.load(origin('flaky.test'))).from).toBe('memory');
+    const cached = await robots.load(origin('flaky.test'));
+    expect(cached).toMatchObject({ from: 'memory', unreachable: 1 });
     expect(count('flaky.test')).toBe(1);
 
-    status = 200;
+    // Still down at the retry: the count goes on.
     clock += 2_000;
+    expect(await robots.load(origin('flaky.test'))).toMatchObject({
+      from: 'fetch',
+      unreachable: 2,
+    });
+
+    status = 200;
+    clock += 61_000;
     const up = await robots.load(origin('flaky.test'));
     expect(up.from).toBe('fetch');
-    expect(count('flaky.test')).toBe(2);
+    expect(up.unreachable).toBe(0);
+    expect(count('flaky.test')).toBe(3);
     expect(up.robots.isAllowed(`${origin('flaky.test')}/page`, UA)).toBe(true);
     expect(up.robots.isAllowed(`${origin('flaky.test')}/recovered`, UA)).toBe(false);
+  });
+
+  it('keeps the unreachable count in the shared record, so another loader continues it', async () => {
+    let status = 503;
+    behaviours.set('shared-down.test', (res) => {
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      res.end(status === 200 ? 'User-agent: *\nDisallow: /x\n' : 'down');
+    });
+    const shared = new MemorySharedCache();
+    const a = loader({ unreachableRetryMs: 60_000, sharedCache: shared });
+    expect((await a.load(origin('shared-down.test'))).unreachable).toBe(1);
+    const stored = shared.records.get(origin('shared-down.test'));
+    expect(stored?.record).toMatchObject({ unreachable: 1, expiresAtMs: clock + 60_000 });
+    // Kept past its expiry (not used then) so the next fetch can read the count.
+    expect(stored!.ttlMs).toBeGreaterThan(60_000);
+
+    // Another pod's loader, after the retry time: it fetches and counts on from the record.
+    clock += 61_000;
+    const b = loader({ unreachableRetryMs: 60_000, sharedCache: shared });
+    expect(await b.load(origin('shared-down.test'))).toMatchObject({
+      from: 'fetch',
+      unreachable: 2,
+    });
+    expect(shared.records.get(origin('shared-down.test'))?.record.unreachable).toBe(2);
+    // Within the retry time a third loader takes the answer, count included, from the record.
+    const c = loader({ unreachableRetryMs: 60_000, sharedCache: shared });
+    expect(await c.load(origin('shared-down.test'))).toMatchObject({
+      from: 'shared-cache',
+      unreachable: 2,
+    });
+
+    status = 200;
+    clock += 61_000;
+    const up = await a.load(origin('shared-down.test'));
+    expect(up).toMatchObject({ from: 'fetch', unreachable: 0 });
+    expect(shared.records.get(origin('shared-down.test'))?.record.unreachable).toBeUndefined();
+    expect(count('shared-down.test')).toBe(3);
   });
 
   it('honours a Retry-After longer than unreachableRetryMs on a 503', async () => {

@@ -35,6 +35,8 @@ interface CrawlFlags {
   concurrency?: number;
   perHostConcurrency?: number;
   minDelayMs?: number;
+  robotsRetryMs?: number;
+  robotsMaxRetries?: number;
   userAgent?: string;
   contactUrl?: string;
   resolve: string[];
@@ -132,6 +134,16 @@ export function registerCrawlCommand(program: Command): void {
       'minimum gap per host (env MIN_DELAY_MS, default 1000)',
       int('min-delay-ms'),
     )
+    .option(
+      '--robots-retry-ms <n>',
+      'retry an unreachable robots.txt after this long; its host waits (env ROBOTS_RETRY_MS, default 300000)',
+      int('robots-retry-ms'),
+    )
+    .option(
+      '--robots-max-retries <n>',
+      'unreachable robots.txt retries before the host is dead-lettered (env ROBOTS_MAX_RETRIES, default 12)',
+      int('robots-max-retries'),
+    )
     .option('--user-agent <token>', 'User-Agent product token (env USER_AGENT, default shardline)')
     .option('--contact-url <url>', 'contact URL in the User-Agent (env CONTACT_URL)')
     .option(
@@ -194,6 +206,8 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
   set('concurrency', flags.concurrency);
   set('perHostConcurrency', flags.perHostConcurrency);
   set('minDelayMs', flags.minDelayMs);
+  set('robotsRetryMs', flags.robotsRetryMs);
+  set('robotsMaxRetries', flags.robotsMaxRetries);
   set('userAgentToken', flags.userAgent);
   set('contactUrl', flags.contactUrl);
   if (flags.resolve.length > 0) options.resolve = flags.resolve;

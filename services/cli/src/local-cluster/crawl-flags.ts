@@ -19,6 +19,12 @@ const PASSTHROUGH: readonly Passthrough[] = [
   { flag: 'concurrency', kind: 'int', description: 'global fetch slots per pod' },
   { flag: 'per-host-concurrency', kind: 'int', description: 'requests in flight per host' },
   { flag: 'min-delay-ms', kind: 'int', description: 'minimum gap per host' },
+  { flag: 'robots-retry-ms', kind: 'int', description: 'retry an unreachable robots.txt after' },
+  {
+    flag: 'robots-max-retries',
+    kind: 'int',
+    description: 'unreachable robots.txt retries before dead letters',
+  },
   { flag: 'user-agent', kind: 'value', description: 'User-Agent product token' },
   { flag: 'contact-url', kind: 'value', description: 'contact URL in the User-Agent' },
   { flag: 'resolve', kind: 'list', description: 'DNS override host:addr, repeatable' },
