@@ -17,6 +17,8 @@ export interface PodSetup {
   resolve: string[];
   minDelayMs: number;
   maxRetries: number;
+  robotsRetryMs: number;
+  robotsMaxRetries: number;
 }
 
 /** A new Cluster client, tracked for clean-up. */
@@ -47,6 +49,8 @@ export function newClusterPod(
     maxBodyBytes: 1024 * 1024,
     headersTimeoutMs: 1000,
     maxRetries: setup.maxRetries,
+    robotsRetryMs: setup.robotsRetryMs,
+    robotsMaxRetries: setup.robotsMaxRetries,
     backoffBaseMs: 200,
     backoffMaxMs: 1000,
     // The server log names the sender of every request through this.
