@@ -161,6 +161,7 @@ describe('read commands (--json against frontier data)', () => {
         origin: 'https://www.alpha.com',
         source: 'parsed',
         crawlDelayMs: 5000,
+        unreachable: 0,
       }),
     ]);
     const bare = d.detail.hosts.find((h) => h.host === 'alpha.com')!;

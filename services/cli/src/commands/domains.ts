@@ -171,7 +171,9 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
                   : h.robots
                       .map(
                         (r) =>
-                          `${r.origin}: ${r.source}${r.crawlDelayMs > 0 ? `, crawl-delay ${duration(r.crawlDelayMs)}` : ''}, expires ${relative(r.expiresAtMs, detail.nowMs)}`,
+                          r.unreachable > 0
+                            ? `${r.origin}: unreachable ${r.unreachable}× in a row (${r.reason ?? 'error'}), retry ${relative(r.expiresAtMs, detail.nowMs)}`
+                            : `${r.origin}: ${r.source}${r.crawlDelayMs > 0 ? `, crawl-delay ${duration(r.crawlDelayMs)}` : ''}, expires ${relative(r.expiresAtMs, detail.nowMs)}`,
                       )
                       .join('; '),
             },

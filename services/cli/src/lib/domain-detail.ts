@@ -46,7 +46,10 @@ export interface RobotsDetail {
   crawlDelayMs: number;
   groups: number;
   fetchedAtMs: number;
+  /** When the answer expires; for an unreachable robots.txt, when it is retried. */
   expiresAtMs: number;
+  /** Fetches in a row that found robots.txt unreachable (0 when it answered). */
+  unreachable: number;
 }
 
 export interface RecentResult {
@@ -178,6 +181,7 @@ async function readRobots(
       groups: 0,
       fetchedAtMs: 0,
       expiresAtMs: 0,
+      unreachable: 0,
     };
   }
   return {
@@ -189,6 +193,7 @@ async function readRobots(
     groups: record.robots.groups.length,
     fetchedAtMs: record.fetchedAtMs,
     expiresAtMs: record.expiresAtMs,
+    unreachable: record.unreachable ?? 0,
   };
 }
 
