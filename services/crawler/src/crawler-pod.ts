@@ -447,6 +447,7 @@ export class CrawlerPod {
       beforeFetch: (origin) => this.#robotsBeforeFetch(origin),
       onFetch: (hop) => this.#robotsAfterFetch(hop.origin, hop.timings),
       unreachableRetryMs: robotsRetryMs,
+      signal: this.#closing.signal,
     });
     this.#extractor = new LinkExtractor({
       userAgentToken: this.#token,
@@ -653,6 +654,8 @@ export class CrawlerPod {
     this.#stopped ??= (async () => {
       this.#draining = true;
       await this.#loop.stop(graceful ? this.#stopGraceMs : 0);
+      // Robots loads the released leases no longer wait for: abort them, cache nothing.
+      this.#closing.abort();
       await this.#enqueue.drain();
       await this.#complete.drain();
       this.#unsubscribeAssignment();
@@ -739,7 +742,7 @@ export class CrawlerPod {
     // 2. robots.txt (fetched through the send gate, cached in memory and Redis).
     let robots: RobotsLoadResult;
     try {
-      robots = await this.#robots.load(lease.url);
+      robots = await this.#robots.load(lease.url, { signal });
     } catch (error) {
       if (signal.aborted) return this.#release(lease, base);
       await this.#fail(lease, base, undefined, {
@@ -1113,7 +1116,7 @@ export class CrawlerPod {
 
   async #robotsBeforeFetch(origin: string): Promise<void> {
     const host = new URL(origin).hostname;
-    const pass = await this.#gate.acquire(host);
+    const pass = await this.#gate.acquire(host, this.#closing.signal);
     // The loader reports the hop's real send time in onFetch; keep the pass until then.
     let list = this.#robotsPasses.get(host);
     if (!list) {
@@ -1124,6 +1127,8 @@ export class CrawlerPod {
   }
 
   readonly #robotsPasses = new Map<string, Awaited<ReturnType<SendGate['acquire']>>[]>();
+  /** Aborted once the work loop has stopped: robots.txt requests still running are abandoned. */
+  readonly #closing = new AbortController();
 
   #robotsAfterFetch(origin: string, timings: FetchOutcome['timings']): void {
     const host = new URL(origin).hostname;

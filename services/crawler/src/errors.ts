@@ -42,6 +42,8 @@ export const CrawlerErrorCode = {
   INVALID_OPTION: 'SHARDLINE_ERR_CRAWLER_INVALID_OPTION',
   /** `fetch()` or `load()` was called after `close()`. */
   CLOSED: 'SHARDLINE_ERR_CRAWLER_CLOSED',
+  /** A robots.txt load was abandoned: its caller's or the loader's `signal` aborted (nothing cached). */
+  ABORTED: 'SHARDLINE_ERR_CRAWLER_ABORTED',
   /** A method was called with an argument it cannot use (e.g. `LinkScope.decide` without the page URL). */
   INVALID_ARGUMENT: 'SHARDLINE_ERR_CRAWLER_INVALID_ARGUMENT',
   /** An environment variable read by `loadConfig` is malformed; the message names it. */

@@ -94,6 +94,12 @@ export interface RobotsLoaderOptions {
   beforeFetch?: (origin: string) => Promise<void>;
   /** Called after every robots request with its status and timings (politeness bookkeeping). */
   onFetch?: (hop: RobotsFetchHop) => void;
+  /**
+   * Aborts robots.txt requests in flight (the pod is stopping): their loads reject with
+   * `SHARDLINE_ERR_CRAWLER_ABORTED` and nothing is cached — an abandoned request says nothing
+   * about the site, so it must not count as unreachable. @default undefined
+   */
+  signal?: AbortSignal;
   /** Origins kept in the in-process LRU. @default 10000 */
   maxEntries?: number;
   /** Lifetime of a fetched robots.txt; RFC 9309 §2.4 caps it at 24 h. @default 86400000 */
@@ -128,6 +134,7 @@ export class RobotsLoader {
   readonly #shared: RobotsSharedCache | undefined;
   readonly #beforeFetch: ((origin: string) => Promise<void>) | undefined;
   readonly #onFetch: ((hop: RobotsFetchHop) => void) | undefined;
+  readonly #signal: AbortSignal | undefined;
   readonly #maxEntries: number;
   readonly #ttlMs: number;
   readonly #minTtlMs: number;
@@ -162,6 +169,11 @@ export class RobotsLoader {
     this.#shared = shared;
     this.#beforeFetch = check.fn(OWNER, 'beforeFetch', options.beforeFetch);
     this.#onFetch = check.fn(OWNER, 'onFetch', options.onFetch);
+    const signal = options.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw invalidOption(OWNER, 'signal', signal, 'an AbortSignal');
+    }
+    this.#signal = signal;
     this.#maxEntries = check.int(OWNER, 'maxEntries', options.maxEntries, 10_000, 1);
     this.#ttlMs = check.int(
       OWNER,
@@ -208,10 +220,25 @@ export class RobotsLoader {
   /**
    * The robots.txt rules for the origin of `urlOrOrigin` (any URL of the site works).
    * Never rejects for network or HTTP problems (those become allow-all / disallow-all per
-   * RFC 9309); rejects when the URL is not http(s), when `beforeFetch` rejects, or when the
-   * fetcher is closed.
+   * RFC 9309); rejects when the URL is not http(s), when `beforeFetch` rejects, when the
+   * fetcher is closed, or (`SHARDLINE_ERR_CRAWLER_ABORTED`) when `options.signal` or the
+   * loader's own `signal` aborts. A caller's signal only stops that caller's wait: the load
+   * it may share with other callers goes on.
    */
-  load(urlOrOrigin: string): Promise<RobotsLoadResult> {
+  load(urlOrOrigin: string, options: { signal?: AbortSignal } = {}): Promise<RobotsLoadResult> {
+    const signal = options?.signal;
+    if (signal === undefined) return this.#load(urlOrOrigin);
+    if (signal.aborted) return Promise.reject(aborted());
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(aborted());
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#load(urlOrOrigin)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  #load(urlOrOrigin: string): Promise<RobotsLoadResult> {
     let origin: string;
     try {
       origin = canonicalize(urlOrOrigin).origin;
@@ -367,6 +394,7 @@ export class RobotsLoader {
       const outcome = await this.#fetcher.fetch(url, {
         keepBody: 'always',
         maxBodyBytes: this.#maxBytes + 1,
+        ...(this.#signal ? { signal: this.#signal } : {}),
       });
       const hop: RobotsFetchHop = {
         origin: hopOrigin,
@@ -381,6 +409,8 @@ export class RobotsLoader {
       } catch {
         // Bookkeeping must not break loading.
       }
+      // After onFetch, which settles the request's politeness bookkeeping.
+      if (outcome.error?.code === FetchErrorCode.ABORTED) throw aborted();
       const isRedirect = outcome.status >= 300 && outcome.status < 400;
       if (isRedirect && outcome.redirectTo && !outcome.error && redirects < this.#maxRedirects) {
         const next = new URL(outcome.redirectTo);
@@ -424,6 +454,10 @@ export class RobotsLoader {
     if (maxAgeMs === undefined) return this.#ttlMs;
     return Math.min(this.#ttlMs, Math.max(this.#minTtlMs, maxAgeMs));
   }
+}
+
+function aborted(): CrawlerError {
+  return new CrawlerError(CrawlerErrorCode.ABORTED, 'robots.txt load aborted');
 }
 
 /** 5xx, 429 or no (complete) response: RFC 9309 §2.3.1.3–4 "unreachable", disallow all. */

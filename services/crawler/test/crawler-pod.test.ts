@@ -101,6 +101,33 @@ describe('CrawlerPod', () => {
     expect(stats.inFlight ?? 0).toBe(0);
   });
 
+  it('a stop during a hanging robots.txt request releases the lease and caches nothing', async () => {
+    // robots.txt is held 60 s: far past this test's timeout, so stop() must not wait for it.
+    const hanging = await startTestWeb({
+      hosts: 1,
+      seed: 5,
+      pagesPerHost: 2,
+      behaviours: { 'site1.test': ['robots-timeout'] },
+      robotsDelayMs: 60_000,
+    });
+    try {
+      const pod = newPod({ stopGraceMs: 100, resolve: hanging.resolveOverrides });
+      const origin = hanging.origin('site1.test');
+      await pod.seed([`${origin}/`]);
+      await pod.start();
+      await until(() => hanging.log.some((e) => e.path === '/robots.txt'));
+      await pod.stop();
+      const [result] = await results(pod);
+      expect(result).toMatchObject({ url: `${origin}/`, outcome: 'released' });
+      expect(await pod.frontier.stats()).toMatchObject({ queued: 1 });
+      // An abandoned request says nothing about the site: no "unreachable" answer is shared.
+      expect(await redis.exists(`${pod.frontier.keys.prefix}:robots:${origin}`)).toBe(0);
+      expect(await redis.keys(`${pod.frontier.keys.prefix}:robots:*`)).toEqual([]);
+    } finally {
+      await hanging.close();
+    }
+  }, 20_000);
+
   it('sends redirect targets back through the frontier, one depth deeper per hop', async () => {
     const pod = newPod({ exitWhenIdle: { graceMs: 200 }, maxDepth: 3 });
     web.clearLog();

@@ -236,6 +236,34 @@ describe('RobotsLoader', () => {
     expect(count('shared-down.test')).toBe(3);
   });
 
+  it("a caller's signal ends only its wait; the loader's signal abandons the request, caching nothing", async () => {
+    behaviours.set('hang.test', (res) => {
+      setTimeout(() => {
+        if (!res.destroyed) {
+          res.writeHead(500);
+          res.end();
+        }
+      }, 1500);
+    });
+    const shared = new MemorySharedCache();
+    const closing = new AbortController();
+    const robots = loader({ sharedCache: shared, signal: closing.signal });
+    const caller = new AbortController();
+    const other = robots.load(origin('hang.test'));
+    const mine = robots.load(origin('hang.test'), { signal: caller.signal });
+    caller.abort();
+    await expect(mine).rejects.toMatchObject({ code: CrawlerErrorCode.ABORTED });
+    // The shared load goes on for the other caller until the loader itself is aborted.
+    await new Promise((r) => setTimeout(r, 100));
+    closing.abort();
+    await expect(other).rejects.toMatchObject({ code: CrawlerErrorCode.ABORTED });
+    expect(shared.records.has(origin('hang.test'))).toBe(false);
+    expect(robots.stats().size).toBe(0);
+    await expect(robots.load(origin('hang.test'), { signal: caller.signal })).rejects.toMatchObject(
+      { code: CrawlerErrorCode.ABORTED },
+    );
+  });
+
   it('honours a Retry-After longer than unreachableRetryMs on a 503', async () => {
     const result = await loader({ unreachableRetryMs: 60_000 }).load(origin('busy.test'));
     expect(result.robots.source).toBe('disallow-all');
