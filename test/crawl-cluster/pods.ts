@@ -47,7 +47,9 @@ export function newClusterPod(
     resolve: setup.resolve,
     allowPrivateAddresses: false,
     maxBodyBytes: 1024 * 1024,
-    headersTimeoutMs: 1000,
+    // Far above an event-loop stall of a loaded machine (a robots.txt answered in time must
+    // not count as unreachable); robots-timeout hosts drop the socket at 1.5 s either way.
+    headersTimeoutMs: 3000,
     maxRetries: setup.maxRetries,
     robotsRetryMs: setup.robotsRetryMs,
     robotsMaxRetries: setup.robotsMaxRetries,
