@@ -3,8 +3,9 @@
  * `process.env`. Every variable is validated; a bad one throws `SHARDLINE_ERR_CRAWLER_CONFIG`
  * naming the variable and its value. The CLI maps its flags onto the same options object.
  */
-import type { CrawlerPodOptions } from './crawler-pod.js';
+
 import { CrawlerError, CrawlerErrorCode } from './errors.js';
+import type { CrawlerPodOptions } from './pod-options.js';
 
 /** Pod options that can come from the environment (everything but live objects). */
 export type EnvPodOptions = Omit<

@@ -1,6 +1,6 @@
 export { type Assignment, StaticAssignment } from './assignment.js';
 export { type CrawlerConfig, loadConfig, parseClusterNodes } from './config.js';
-export { CrawlerPod, type CrawlerPodOptions, type PodStats } from './crawler-pod.js';
+export { CrawlerPod } from './crawler-pod.js';
 export {
   CrawlerError,
   CrawlerErrorCode,
@@ -17,6 +17,7 @@ export {
 } from './fetcher.js';
 export { HealthServer, type HealthServerOptions, isLoopback } from './health-server.js';
 export { extractLinks, LinkExtractor, LinkScope, type ScopeDecision } from './links.js';
+export type { CrawlerPodOptions, PodStats } from './pod-options.js';
 export { createRedisClient, type RedisTarget } from './redis-client.js';
 export {
   type CrawlOutcome,
