@@ -1,5 +1,6 @@
 export { type Assignment, StaticAssignment } from './assignment.js';
 export { type CrawlerConfig, loadConfig, parseClusterNodes } from './config.js';
+export { decodeBody } from './content.js';
 export { CrawlerPod } from './crawler-pod.js';
 export {
   CrawlerError,
@@ -8,7 +9,6 @@ export {
   FetchErrorCode,
 } from './errors.js';
 export {
-  decodeBody,
   Fetcher,
   type FetcherOptions,
   type FetchOptions,

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeBody, parseRetryAfter } from '../src/content.js';
 import { CrawlerErrorCode, FetchErrorCode } from '../src/errors.js';
-import { decodeBody, Fetcher, parseRetryAfter } from '../src/fetcher.js';
+import { Fetcher } from '../src/fetcher.js';
 import { startTestServer, type TestServer, testDns } from './fixtures/test-server.js';
 
 const MiB = 1024 * 1024;
