@@ -17,13 +17,21 @@
   update, the pinned entry makes some claimer visit the host and re-score it: no host
   with queued URLs is ever left out.
 
+  'evict' removes the member whatever its pin. Only the pod handing off its own index
+  after a ring change asks for it, for the hosts it no longer owns: the reindex's schedule
+  script has just placed each of them, re-scored from its state, in the owner's index.
+  Parking them at the pin's end instead would leave the old owner a copy of every host it
+  was busy with (its last complete pinned it): each later handoff would reindex them all
+  again and its claims would forward them one by one when the pins end, work that
+  competes with the hosts it still owns.
+
   KEYS[1] due index   ZSET member "<domain>/<host>" -> due ms (or +inf)
   KEYS[2] due meta    HASH member -> "<seq>:<pinUntilMs>"
   ARGV[1] wake channel to PUBLISH the new earliest due ms to when it moves earlier
           ('' = no publish)
   ARGV[2] pin duration (ms)
   ARGV[3..] triples: member, seq ('0' = pin and lower, '-1' = pin and keep), score
-            ('park' | ms | 'inf'; ignored for pins)
+            ('park' | 'evict' | ms | 'inf'; ignored for pins)
 
   Returns { earliestDueMs or '', nowMs }.
 ]]
@@ -47,7 +55,10 @@ for i = 3, #ARGV, 3 do
     redis.call('ZADD', zkey, seq == 0 and 'LT' or 'NX', now, member)
     redis.call('HSET', mkey, member, fmt(cur_seq) .. ':' .. fmt(now + pin_ms))
   elseif seq > cur_seq then
-    if score == 'park' then
+    if score == 'evict' then
+      redis.call('ZREM', zkey, member)
+      redis.call('HDEL', mkey, member)
+    elseif score == 'park' then
       if pin > now then
         redis.call('ZADD', zkey, pin, member)
         redis.call('HSET', mkey, member, fmt(seq) .. ':' .. fmt(pin))

@@ -109,6 +109,8 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
   readonly #redis: Redis | Cluster;
   // Pods this instance already added to the pods set (reclaimPod and reindex read it).
   readonly #registered = new Set<string>();
+  // Domains a claim found in the wrong pod's due index, being moved to their owner.
+  readonly #forwarding = new Map<string, Promise<void>>();
 
   constructor(options: FrontierOptions) {
     this.#options = resolveOptions(options);
@@ -349,14 +351,23 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
 
   /**
    * Puts every host of a domain in its current owner's due index and removes it from
-   * every other pod's (membership handoff; also repairs an index after a crash).
+   * every other pod's (membership handoff; also repairs an index after a crash). A
+   * recently pinned entry in another pod's index stays there until its pin ends (then one
+   * visit forwards it): a caller with a stale ring must not take a host out of the index
+   * of its true owner. `evictFrom` names one pod whose entry goes at once, pin or not: the
+   * caller's own index when it hands off what it no longer owns on a ring it has just
+   * checked is current (see `evict` in index-update-2.lua).
    */
-  async reindex(domain: string): Promise<void> {
+  async reindex(domain: string, options: { evictFrom?: string } = {}): Promise<void> {
     checkName('domain', domain);
-    const hosts = (await this.#redis.smembers(this.keys.hosts(domain))) as string[];
-    if (hosts.length === 0) return;
+    const evictFrom = options.evictFrom === undefined ? undefined : checkPod(options.evictFrom);
     const owner = this.#ownerOf(domain);
-    const pods = new Set((await this.#redis.smembers(this.keys.pods())) as string[]);
+    const [hosts, registered] = (await Promise.all([
+      this.#redis.smembers(this.keys.hosts(domain)),
+      this.#redis.smembers(this.keys.pods()),
+    ])) as [string[], string[]];
+    if (hosts.length === 0) return;
+    const pods = new Set(registered);
     pods.add(owner);
     const replies = await this.#exec.scripts(
       hosts.map((host) => ({
@@ -374,7 +385,8 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
       const r = asArray(reply, 'schedule');
       const member = dueMember(domain, hosts[k]!);
       for (const pod of pods) {
-        updates.add(pod, member, String(r[0]), pod === owner ? String(r[1]) : 'park');
+        const score = pod === owner ? String(r[1]) : pod === evictFrom ? 'evict' : 'park';
+        updates.add(pod, member, String(r[0]), score);
       }
     });
     await this.#applyIndex(updates);
@@ -516,8 +528,9 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
    * Claims up to `max` URLs for `pod` from its own due index. Each due host is visited by
    * its domain script, which reaps its expired leases, checks the politeness gate, pops
    * the best URL and writes a lease, then re-scores the host. Hosts not owned by `pod`
-   * (per `ownerOf`) are moved to their owner instead. Returns `nextDueAtMs`: sleep until
-   * then or until a message on {@link wakeChannel}.
+   * (per `ownerOf`) are moved to their owner instead, in the background (see
+   * {@link forwarded}). Returns `nextDueAtMs`: sleep until then or until a message on
+   * {@link wakeChannel}.
    */
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     const pod = checkPod(request?.pod);
@@ -545,12 +558,10 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
       else foreign.add(m.domain);
     }
     // Hosts this pod no longer owns (a handoff in progress, a stale enqueuer) go to their
-    // owner at the same time as the pod's own hosts are visited, all in parallel: a claim
-    // right after a ring change must not keep unmoved hosts waiting (they never pause).
-    const [visit] = await Promise.all([
-      this.#visit(pod, mine, max),
-      Promise.all(Array.from(foreign, (domain) => this.reindex(domain))),
-    ]);
+    // owner without the claim waiting for them: right after a ring change a claim can
+    // find dozens, and its own leases (already written) must not wait for their moves.
+    this.#forward(foreign);
+    const visit = await this.#visit(pod, mine, max);
     const earliest = await this.#applyIndex(visit.updates, visit.counters);
     return {
       leases: visit.leases,
@@ -558,6 +569,29 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
       nowMs,
       reaped: visit.reaped,
     };
+  }
+
+  /**
+   * Resolves once every move of foreign hosts started by {@link claim} has ended
+   * (claim does not wait for them). A move that failed leaves its hosts held in the
+   * claimer's due index: they come due again after `claimHoldMs` and the next claim
+   * retries them.
+   */
+  async forwarded(): Promise<void> {
+    while (this.#forwarding.size > 0) await Promise.all(this.#forwarding.values());
+  }
+
+  /** Reindexes each domain in the background, at most one move per domain at a time. */
+  #forward(domains: Iterable<string>): void {
+    for (const domain of domains) {
+      if (this.#forwarding.has(domain)) continue;
+      const move = this.reindex(domain)
+        .catch(() => {
+          // Held by due-take: visited again after claimHoldMs (see forwarded()).
+        })
+        .finally(() => this.#forwarding.delete(domain));
+      this.#forwarding.set(domain, move);
+    }
   }
 
   /** Runs claim-2.lua on hosts of `pod`'s due index; `max` 0 only reaps. */

@@ -843,8 +843,42 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       await f.enqueue(['https://ho.example/1']);
       owner = 'pod-b';
       expect((await f.claim({ pod: 'pod-a' })).leases).toEqual([]);
+      await f.forwarded();
       expect((await f.claim({ pod: 'pod-b' })).leases.map((l) => l.url)).toEqual([
         'https://ho.example/1',
+      ]);
+    });
+
+    it('a claim hands back its own leases without waiting for foreign hosts, even when moving them fails', async () => {
+      let moved = false;
+      const f = make({
+        ownerOf: (d) => (d === 'own.example' || !moved ? 'pod-a' : 'pod-b'),
+        claimHoldMs: 100,
+        // No pin: the forwarded host then leaves pod-a's index at once (see reindex).
+        pinMs: 0,
+      });
+      const redis = connect();
+      await f.enqueue(['https://own.example/1', 'https://away.example/1']);
+      moved = true;
+      // The move of away.example (a reindex) fails: the pods set it reads has the wrong type.
+      const pods = (await redis.smembers(f.keys.pods())) as string[];
+      expect(pods).toContain('pod-a');
+      await redis.del(f.keys.pods());
+      await redis.set(f.keys.pods(), 'not a set');
+      const { leases } = await f.claim({ pod: 'pod-a', max: 2 });
+      expect(leases.map((l) => l.url)).toEqual(['https://own.example/1']);
+      await f.forwarded();
+      // The failed move left the host held in pod-a's index; once the pods set is sound
+      // again, the next claim after the hold moves it.
+      expect((await f.dueHosts('pod-a')).map((h) => h.host)).toContain('away.example');
+      await redis.del(f.keys.pods());
+      await redis.sadd(f.keys.pods(), ...pods);
+      await sleep(150);
+      expect((await f.claim({ pod: 'pod-a' })).leases).toEqual([]);
+      await f.forwarded();
+      expect((await f.dueHosts('pod-a')).map((h) => h.host)).not.toContain('away.example');
+      expect((await f.claim({ pod: 'pod-b' })).leases.map((l) => l.url)).toEqual([
+        'https://away.example/1',
       ]);
     });
 

@@ -420,6 +420,11 @@ export class Membership extends EventEmitter<MembershipEvents> {
   /**
    * Moves the entries of this pod's due index whose owner is no longer this pod. Skipped
    * when the diff shows no keyspace leaving this pod; entries that stay are not touched.
+   * A live pod on the stored epoch evicts its own copies even when recently pinned (they
+   * would stay to the pin's end, be reindexed again by its next handoff and forwarded by
+   * its claims, work that competes with the hosts it keeps). A leaver, or a pod whose
+   * ring is already behind the registry, only parks them: a newer ring may give a host
+   * back to it, and the pinned copy is then what finds it again.
    */
   async #handOffOwn(before: HashRing | undefined, after: HashRing): Promise<void> {
     const frontier = this.#frontier;
@@ -430,9 +435,15 @@ export class Membership extends EventEmitter<MembershipEvents> {
       if (!diff.ranges.some((r) => r.from === self)) return;
     }
     const t0 = performance.now();
-    const domains = await frontier.queuedDomainsOf(self);
+    const [domains, stored] = await Promise.all([
+      frontier.queuedDomainsOf(self),
+      this.#redis.get(this.keys.epoch()),
+    ]);
     const moving = domains.filter((d) => this.ownerOf(d) !== self);
-    await forEachLimited(moving, this.#o.handoffConcurrency, (d) => frontier.reindex(d));
+    const evict =
+      !this.#leaving && after.has(self) && this.#ring === after && Number(stored) === after.epoch;
+    const options = evict ? { evictFrom: self } : {};
+    await forEachLimited(moving, this.#o.handoffConcurrency, (d) => frontier.reindex(d, options));
     this.emit('handoff', {
       epoch: after.epoch,
       pod: self,

@@ -75,6 +75,43 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       }
     });
 
+    it('a join leaves the old owners no copy of the hosts that moved, however recently pinned', async () => {
+      // Pins as in production: every host below was pinned by its enqueue just now.
+      const fl = fleet({}, { pinMs: 30_000 });
+      const [a, b] = await fl.start('pod-a', 'pod-b');
+      const ids = ['pod-a', 'pod-b', 'pod-c', 'pod-d'];
+      const domains = syntheticDomains(300, 21);
+      await a!.frontier.enqueue(urls(domains));
+      const handoffs: { pod: string; epoch: number; moved: number; scanned: number }[] = [];
+      for (const p of [a!, b!]) p.membership.on('handoff', (h) => handoffs.push(h));
+      const handedOff = (epoch: number) =>
+        until(`the old owners' handoffs of epoch ${epoch}`, () =>
+          ['pod-a', 'pod-b'].every((pod) =>
+            handoffs.some((h) => h.pod === pod && h.epoch === epoch),
+          ),
+        );
+      // Two joins in a row, as a scale-up brings them.
+      await fl.start('pod-c');
+      const ringC = a!.membership.ring!;
+      await handedOff(ringC.epoch);
+      await fl.start('pod-d');
+      await until('every pod on the new epoch', () => fl.converged());
+      const ringD = a!.membership.ring!;
+      expect(ringD.size).toBe(4);
+      await handedOff(ringD.epoch);
+      expect(await placedExactly(a!.frontier, a!.redis, ids, domains, (d) => ringD.owner(d))).toBe(
+        true,
+      );
+      for (const pod of ['pod-a', 'pod-b']) {
+        // The second handoff found only what the pod still owned after the first join,
+        // and moved only what the second join took from it.
+        const second = handoffs.find((h) => h.pod === pod && h.epoch === ringD.epoch)!;
+        const ownedAfterC = domains.filter((d) => ringC.owner(d) === pod);
+        expect(second.scanned).toBe(ownedAfterC.length);
+        expect(second.moved).toBe(ownedAfterC.filter((d) => ringD.owner(d) === 'pod-d').length);
+      }
+    });
+
     it('a graceful stop releases leases, leaves at once and hands off its whole due index', async () => {
       const fl = fleet();
       const [a, , , d] = await fl.start('pod-a', 'pod-b', 'pod-c', 'pod-d');
@@ -314,6 +351,7 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       expect(wrong.length).toBeGreaterThan(0);
       const claimed = await b!.frontier.claim({ pod: 'pod-b', max: 100 });
       expect(claimed.leases.some((l) => wrong.includes(l.domain))).toBe(false);
+      await b!.frontier.forwarded();
       expect(await placedExactly(a!.frontier, a!.redis, ['pod-a', 'pod-b'], wrong, owner)).toBe(
         true,
       );

@@ -505,6 +505,8 @@ export class CrawlerPod {
       await this.#loop.stop(graceful ? this.#stopGraceMs : 0);
       // Robots loads the released leases no longer wait for: abort them, cache nothing.
       this.#closing.abort();
+      // Foreign hosts the last claims found are still being moved to their owners.
+      await this.frontier.forwarded();
       await this.#enqueue.drain();
       await this.#complete.drain();
       this.#unsubscribeAssignment();
