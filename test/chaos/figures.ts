@@ -22,10 +22,20 @@ export interface ChangeFigures {
   /** Fraction of the crawl's domains whose owner changed. */
   domainsMoved: number;
   movedDomains: Set<string>;
-  /** Domains active across the change (see {@link domainPauses}). */
+  /**
+   * Domains active across the change (see {@link pauseAcross}): moved by this change, and
+   * unmoved (the same owner in every view from their last request before the change to
+   * their first after it).
+   */
   activeMoved: number;
   activeUnmoved: number;
-  /** Longest pause of an active moved / unmoved domain (ms beyond its politeness delay). */
+  /**
+   * Active domains that this change did not move but a neighbouring one did while they
+   * waited (several joins land within a second of each other): their pause is that
+   * change's handoff, counted there, not an unmoved domain's.
+   */
+  activeMovedNearby: number;
+  /** Longest pause of an active moved / unmoved domain (ms, see {@link pauseOf}). */
   maxPauseMoved: number;
   maxPauseUnmoved: number;
   /** Unmoved active domains paused longer than the allowed slack: `domain: pause ms`. */
@@ -63,23 +73,24 @@ export function requestsByHost(log: readonly RequestLogEntry[]): Map<string, Req
   return byHost;
 }
 
+/** One host's last request before a change and its first after it. */
+export interface Gap {
+  prev: RequestLogEntry;
+  next: RequestLogEntry;
+}
+
 /**
- * The pause of one host across moment `atMs`: the idle time between the last request that
- * started before it and the first one after it, minus what politeness demanded: `minDelayMs`
- * after the previous response ended (the pods' frontier schedules a host's next slot when a
- * lease completes, so that is their normal cadence; measured outside changes it leaves
- * < 0.5 s). `undefined` when
- * the host was not being crawled across the change: no request in the `lookBackMs` before,
- * or fewer than two requests in the `lookAheadMs` after (a single late request is a
- * cross-link discovered later, not a crawl that paused).
+ * The requests of one host either side of moment `atMs`, or `undefined` when the host was
+ * not being crawled across the change: no request in the `lookBackMs` before, or fewer than
+ * two requests in the `lookAheadMs` after (a single late request is a cross-link discovered
+ * later, not a crawl that paused).
  */
-export function pauseAcross(
+export function gapAcross(
   requests: readonly RequestLogEntry[],
   atMs: number,
-  minDelayMs: number,
   lookBackMs: number,
   lookAheadMs: number,
-): number | undefined {
+): Gap | undefined {
   let prev: RequestLogEntry | undefined;
   let after = 0;
   let next: RequestLogEntry | undefined;
@@ -91,8 +102,21 @@ export function pauseAcross(
     }
   }
   if (!prev || !next || prev.startMs < atMs - lookBackMs || after < 2) return undefined;
-  const prevEnd = prev.endMs < 0 ? prev.startMs : prev.endMs;
-  return Math.max(0, next.startMs - (prevEnd + minDelayMs));
+  return { prev, next };
+}
+
+/**
+ * The pause a change caused across a gap: how long the host waited, after it was due and
+ * after the change, for its next request. Due means `minDelayMs` after the previous
+ * response ended (the pods' frontier schedules a host's next slot when a lease completes,
+ * so that is their normal cadence). The wait is counted from `sinceMs` (the change) when
+ * the host was already due before it: a host a busy pod had not got round to yet (the
+ * crawl's first seconds on two loaded cores, while new pods start) was late before the
+ * change, not paused by it.
+ */
+export function pauseOf(gap: Gap, minDelayMs: number, sinceMs: number): number {
+  const prevEnd = gap.prev.endMs < 0 ? gap.prev.startMs : gap.prev.endMs;
+  return Math.max(0, gap.next.startMs - Math.max(prevEnd + minDelayMs, sinceMs));
 }
 
 /** Options of {@link changeFigures}. */
@@ -108,6 +132,8 @@ export interface ChangeFiguresOptions {
   lookBackMs: number;
   lookAheadMs: number;
   unmovedSlackMs: number;
+  /** How late the watcher may see a change (its poll period). */
+  watchIntervalMs: number;
 }
 
 /** Replays every consecutive pair of observed views on the ring and measures it. */
@@ -115,12 +141,27 @@ export async function changeFigures(o: ChangeFiguresOptions): Promise<ChangeFigu
   await loadHasher();
   const byHost = requestsByHost(o.log);
   const out: ChangeFigures[] = [];
-  const ring = (v: ObservedView) =>
-    new HashRing(v.members, { vnodes: o.ringParams.vnodes, seed: o.ringParams.seed });
+  const rings = o.views.map(
+    (v) => new HashRing(v.members, { vnodes: o.ringParams.vnodes, seed: o.ringParams.seed }),
+  );
+  // Whether the domain's owner changed between any two views in effect from `fromMs` to
+  // `toMs` (the view in effect at `fromMs`, then every view seen up to `toMs`).
+  const ownerChanged = (domain: string, fromMs: number, toMs: number): boolean => {
+    let owner: string | undefined;
+    for (let j = 0; j < o.views.length; j++) {
+      const next = o.views[j + 1];
+      if (next && next.seenAtMs <= fromMs) continue;
+      if ((o.views[j] as ObservedView).seenAtMs > toMs) break;
+      const now = (rings[j] as HashRing).owner(domain);
+      if (owner !== undefined && now !== owner) return true;
+      owner = now;
+    }
+    return false;
+  };
   for (let i = 1; i < o.views.length; i++) {
     const before = o.views[i - 1] as ObservedView;
     const after = o.views[i] as ObservedView;
-    const diff = diffRings(ring(before), ring(after));
+    const diff = diffRings(rings[i - 1] as HashRing, rings[i] as HashRing);
     const movedDomains = new Set(o.domains.filter((d) => diff.moved(d)));
     const figures: ChangeFigures = {
       label: o.labels(before, after),
@@ -135,22 +176,21 @@ export async function changeFigures(o: ChangeFiguresOptions): Promise<ChangeFigu
       movedDomains,
       activeMoved: 0,
       activeUnmoved: 0,
+      activeMovedNearby: 0,
       maxPauseMoved: 0,
       maxPauseUnmoved: 0,
       unmovedPaused: [],
     };
     for (const domain of o.domains) {
-      const pause = pauseAcross(
-        byHost.get(domain) ?? [],
-        after.seenAtMs,
-        o.minDelayMs,
-        o.lookBackMs,
-        o.lookAheadMs,
-      );
-      if (pause === undefined) continue;
+      const gap = gapAcross(byHost.get(domain) ?? [], after.seenAtMs, o.lookBackMs, o.lookAheadMs);
+      if (!gap) continue;
+      // Pods hear of a change by pub/sub, the watcher up to one poll later.
+      const pause = pauseOf(gap, o.minDelayMs, after.seenAtMs - o.watchIntervalMs);
       if (movedDomains.has(domain)) {
         figures.activeMoved++;
         figures.maxPauseMoved = Math.max(figures.maxPauseMoved, pause);
+      } else if (ownerChanged(domain, gap.prev.startMs, gap.next.startMs)) {
+        figures.activeMovedNearby++;
       } else {
         figures.activeUnmoved++;
         figures.maxPauseUnmoved = Math.max(figures.maxPauseUnmoved, pause);
@@ -186,7 +226,7 @@ export function formatTable(rows: readonly ChangeFigures[]): string {
     (r.keyspaceMoved / r.optimum).toFixed(3),
     r.domainsMoved.toFixed(3),
     (r.domainsMoved / r.optimum).toFixed(3),
-    `${r.activeMoved}/${r.activeUnmoved}`,
+    `${r.activeMoved}/${r.activeUnmoved}${r.activeMovedNearby > 0 ? ` (+${r.activeMovedNearby})` : ''}`,
     `${Math.round(r.maxPauseMoved)} ms`,
     `${Math.round(r.maxPauseUnmoved)} ms`,
   ]);
