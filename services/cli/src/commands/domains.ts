@@ -169,11 +169,10 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
                 h.robots.length === 0
                   ? 'not cached'
                   : h.robots
-                      .map(
-                        (r) =>
-                          r.unreachable > 0
-                            ? `${r.origin}: unreachable ${r.unreachable}× in a row (${r.reason ?? 'error'}), retry ${relative(r.expiresAtMs, detail.nowMs)}`
-                            : `${r.origin}: ${r.source}${r.crawlDelayMs > 0 ? `, crawl-delay ${duration(r.crawlDelayMs)}` : ''}, expires ${relative(r.expiresAtMs, detail.nowMs)}`,
+                      .map((r) =>
+                        r.unreachable > 0
+                          ? `${r.origin}: unreachable ${r.unreachable}× in a row (${r.reason ?? 'error'}), retry ${relative(r.expiresAtMs, detail.nowMs)}`
+                          : `${r.origin}: ${r.source}${r.crawlDelayMs > 0 ? `, crawl-delay ${duration(r.crawlDelayMs)}` : ''}, expires ${relative(r.expiresAtMs, detail.nowMs)}`,
                       )
                       .join('; '),
             },
