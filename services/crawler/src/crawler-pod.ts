@@ -47,6 +47,12 @@ const MAX_ENQUEUE_CHUNK = 1000;
  * Redis would otherwise claim the host again just before its robots answer expires here.
  */
 const ROBOTS_MIN_HOLD_MS = 1000;
+/**
+ * A page that must wait at least this long after its host's robots.txt request gives its
+ * fetch slot back for the wait (the host is held in the frontier until then): a slot idle for
+ * a whole delay per new host would cap how fast a pod takes up new hosts.
+ */
+const SLOT_RELEASE_MIN_WAIT_MS = 250;
 
 /** Index nesting level of a sitemap lease, or undefined when the lease is no sitemap. */
 function sitemapLevel(meta: string): number | undefined {
@@ -142,6 +148,7 @@ export class CrawlerPod {
     lost: 0,
     robotsDisallowed: 0,
     robotsDeferred: 0,
+    gapReleases: 0,
     robotsFilteredLinks: 0,
     robotsLoads: { memory: 0, 'shared-cache': 0, fetch: 0 },
     redirects: 0,
@@ -615,6 +622,10 @@ export class CrawlerPod {
       );
     }
     this.#gate.setHostDelay(lease.host, crawlDelayMs);
+    if (robots.from === 'fetch' && rules.isAllowed(lease.url, this.#token)) {
+      const waitMs = this.#gate.waitMs(lease.host);
+      if (waitMs >= SLOT_RELEASE_MIN_WAIT_MS) return this.#releaseForGap(lease, waitMs);
+    }
     if (!rules.isAllowed(lease.url, this.#token)) {
       const unreachable = robots.unreachable > 0;
       if (unreachable && robots.unreachable <= this.#robotsMaxRetries) {
@@ -917,6 +928,22 @@ export class CrawlerPod {
       errorCode: CrawlOutcomeCode.STOPPED,
       error: 'pod stopping',
     });
+  }
+
+  /**
+   * The host's robots.txt request has just gone out and its page must wait a whole delay:
+   * give the lease back untouched with the host held until the gap has passed, so the fetch
+   * slot serves other hosts meanwhile. No result is written: the URL's one result comes when
+   * it is claimed again (robots.txt then answers from memory or Redis).
+   */
+  async #releaseForGap(lease: Lease, waitMs: number): Promise<void> {
+    try {
+      await this.frontier.release(lease, { holdMs: Math.ceil(waitMs) });
+      this.#stats.gapReleases += 1;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SHARDLINE_ERR_FRONTIER_LEASE_LOST') throw error;
+      this.#stats.lost += 1;
+    }
   }
 
   /**

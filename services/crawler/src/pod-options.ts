@@ -140,6 +140,11 @@ export interface PodStats {
   robotsDisallowed: number;
   /** Leases given back to wait for the retry of their host's unreachable robots.txt. */
   robotsDeferred: number;
+  /**
+   * Leases given back, host held, because their page had to wait a whole delay after the
+   * host's robots.txt request (no result written; the URL is claimed again at its slot).
+   */
+  gapReleases: number;
   /** Same-origin links dropped before enqueue because robots.txt disallows them. */
   robotsFilteredLinks: number;
   /** robots.txt answers by source. */

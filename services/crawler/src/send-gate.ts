@@ -83,6 +83,13 @@ export class SendGate {
     return entry ? this.#delay(entry) : this.#minDelayMs;
   }
 
+  /** Ms until the gap after `host`'s last send has passed (0 when it has; open requests aside). */
+  waitMs(host: string): number {
+    const entry = this.#hosts.get(host);
+    if (!entry) return 0;
+    return Math.max(0, entry.lastSentAtMs + this.#delay(entry) - this.#now());
+  }
+
   /**
    * Waits until `host` may be sent to, then reserves the send (the reservation counts as a
    * send at the current time until {@link GatePass.sent} reports the real one). Rejects with

@@ -128,6 +128,38 @@ describe('CrawlerPod', () => {
     }
   }, 20_000);
 
+  it("gives a new host's fetch slot back while its first page waits out the delay after robots.txt", async () => {
+    // One fetch slot, two new hosts, 1 s delay: without the slot coming back, the second
+    // host's robots.txt would wait until the first host's page was done.
+    const two = await startTestWeb({ hosts: 2, seed: 9, pagesPerHost: 1, behaviours: 'none' });
+    try {
+      const pod = newPod({
+        concurrency: 1,
+        minDelayMs: 1000,
+        maxDepth: 0,
+        exitWhenIdle: { graceMs: 200 },
+        resolve: two.resolveOverrides,
+      });
+      await pod.seed(two.hosts.map((h) => `${two.origin(h)}/`));
+      await pod.start();
+      await pod.done;
+      const firstPage = Math.min(...two.log.filter((e) => e.path === '/').map((e) => e.startMs));
+      const robots = two.log.filter((e) => e.path === '/robots.txt');
+      expect(robots).toHaveLength(2);
+      expect(Math.max(...robots.map((e) => e.startMs))).toBeLessThan(firstPage);
+      // Each page still came a whole delay after its host's robots.txt, once.
+      expect(
+        two.politenessViolations({ minGapMs: () => 1000, maxConcurrency: 1, includeRobots: true }),
+      ).toEqual([]);
+      expect([...two.fetchCounts().values()]).toEqual([1, 1]);
+      expect(pod.stats()).toMatchObject({ gapReleases: 2, fetched: 2, released: 0 });
+      const outcomes = (await results(pod)).map((r) => r.outcome);
+      expect(outcomes).toEqual(['fetched', 'fetched']);
+    } finally {
+      await two.close();
+    }
+  }, 20_000);
+
   it('sends redirect targets back through the frontier, one depth deeper per hop', async () => {
     const pod = newPod({ exitWhenIdle: { graceMs: 200 }, maxDepth: 3 });
     web.clearLog();
