@@ -5,14 +5,16 @@
  * log is analysed (fetch counts, politeness violations, lost pages) against the ground truth.
  *
  *   node --import tsx bench/compare/compare.ts [--hosts 50,500] [--delay-ms 1000] [--pages 20]
- *     [--contenders shardline-1,shardline-3,crawlee,wget] [--kill]
+ *     [--contenders shardline-1,shardline-3,crawlee,wget] [--kill] [--repeat 3]
+ *     [--timeout-s 600] [--stall-s 120]
  *
  * `--kill`: kill -9 one crawler process once half the budget is fetched and restart it at once
- * (same pod id / same Crawlee storage / `wget --no-clobber`).
+ * (same pod id / same Crawlee storage / `wget --no-clobber`). `--repeat N`: N runs of every
+ * row, then a table of medians with the min–max range of each figure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command } from 'commander';
@@ -32,6 +34,12 @@ const opts = new Command()
   .option('--contenders <list>', 'contenders', 'shardline-1,shardline-3,crawlee')
   .option('--kill', 'kill -9 one crawler process halfway and restart it')
   .option('--timeout-s <s>', 'give up on one run after this', '600')
+  .option(
+    '--stall-s <s>',
+    'give up on one run once the test web has seen no request this long',
+    '120',
+  )
+  .option('--repeat <n>', 'runs of every row; above 1 also prints medians and ranges', '1')
   .parse()
   .opts<{
     hosts: string;
@@ -40,13 +48,20 @@ const opts = new Command()
     contenders: string;
     kill?: boolean;
     timeoutS: string;
+    stallS: string;
+    repeat: string;
   }>();
 const delayMs = Number(opts.delayMs);
+const repeat = Number(opts.repeat);
+if (!Number.isInteger(repeat) || repeat < 1)
+  throw new Error(`--repeat must be ≥ 1, got ${opts.repeat}`);
 const contenders = opts.contenders.split(',') as ContenderName[];
 
 interface Row {
   hosts: number;
   contender: ContenderName;
+  /** 1-based run number of this row under `--repeat`. */
+  run: number;
   budget: number;
   boundS: number;
   spanS: number;
@@ -56,7 +71,8 @@ interface Row {
   duplicates: number;
   lost: number;
   violations: number;
-  fraction: number;
+  /** bound / span; none for a run cut short (its span does not cover the crawl). */
+  fraction?: number;
   peakRssMb: number;
   cpuS: number;
   storeRssMb?: number;
@@ -65,7 +81,18 @@ interface Row {
   killedAtPages?: number;
   firstAfterKillS?: number;
   maxHostIdleS?: number;
-  timedOut: boolean;
+  /**
+   * Hosts that still had pages to fetch at the kill and saw no request after it before the
+   * run ended; their idle time is counted up to the end of the run, so `maxHostIdleS` is then
+   * a lower bound (printed as `≥`).
+   */
+  hostsNotResumed?: number;
+  /** Why the run was cut short, if it was. */
+  cut?: 'timed out' | 'stalled';
+  /** What the contender's own state held at the end (Crawlee's persisted queue). */
+  note?: string;
+  /** Highest 1-minute load average of the machine during the run (other helpers share it). */
+  load: number;
 }
 
 async function startWeb(
@@ -113,6 +140,15 @@ async function startWeb(
   };
 }
 
+/** Size of the growing log file, 0 before it exists. */
+function logSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** Page fetches (robots excluded) so far, counted from the growing log file. */
 function pagesInLog(file: string): number {
   let size = 0;
@@ -129,7 +165,7 @@ function pagesInLog(file: string): number {
   return n;
 }
 
-async function run(hosts: number, contender: ContenderName): Promise<Row> {
+async function run(hosts: number, contender: ContenderName, runNo: number): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), `sl-compare-${contender}-`));
   const logFile = join(dir, 'requests.jsonl');
   const web = await startWeb(hosts, logFile, dir);
@@ -140,14 +176,30 @@ async function run(hosts: number, contender: ContenderName): Promise<Row> {
   sampler.add('store', running.storePid);
   let killAt: number | undefined;
   let killedAtPages: number | undefined;
-  let timedOut = false;
+  let cut: Row['cut'];
   const done = running.done().then(() => 'done' as const);
   const deadline = Date.now() + Number(opts.timeoutS) * 1000;
+  const stallMs = Number(opts.stallS) * 1000;
+  // A crawler that sits idle with work left (Crawlee after a restart) would otherwise run
+  // until the timeout: the log not growing for `--stall-s` ends the run. Counted from the
+  // first request, so a slow start-up is not a stall.
+  let lastSize = 0;
+  let lastGrowth = Date.now();
+  let load = loadavg()[0] as number;
   for (;;) {
     const tick = await Promise.race([done, new Promise((r) => setTimeout(r, 250, 'tick'))]);
+    load = Math.max(load, loadavg()[0] as number);
     if (tick === 'done') break;
     if (Date.now() > deadline) {
-      timedOut = true;
+      cut = 'timed out';
+      break;
+    }
+    const size = logSize(logFile);
+    if (size !== lastSize) {
+      lastSize = size;
+      lastGrowth = Date.now();
+    } else if (size > 0 && Date.now() - lastGrowth > stallMs) {
+      cut = 'stalled';
       break;
     }
     if (opts.kill && killAt === undefined) {
@@ -161,9 +213,11 @@ async function run(hosts: number, contender: ContenderName): Promise<Row> {
       }
     }
   }
+  const endedAt = performance.timeOrigin + performance.now();
   const processS = (Date.now() - startedAt) / 1000;
   sampler.stop();
   await running.cleanup();
+  const note = running.inspect?.();
   web.child.kill('SIGTERM');
   await exited(web.child);
 
@@ -198,24 +252,40 @@ async function run(hosts: number, contender: ContenderName): Promise<Row> {
   const boundS = (Math.max(...perHost.values()) - 1) * (delayMs / 1000);
   let firstAfterKillS: number | undefined;
   let maxHostIdleS: number | undefined;
+  let hostsNotResumed: number | undefined;
   if (killAt !== undefined) {
     const after = pageLog.filter((e) => e.startMs > killAt);
     firstAfterKillS =
       after.length > 0 ? (Math.min(...after.map((e) => e.startMs)) - killAt) / 1000 : undefined;
-    // Per host still being crawled after the kill: how long until its next request.
+    // Per host with work left at the kill (a ground-truth page not yet requested): how long
+    // until its next request — or, if none came, until the run ended (a lower bound).
+    const fetchedBeforeKill = new Set(
+      pageLog
+        .filter((e) => e.startMs <= killAt)
+        .map((e) => `http://${e.host}:${web.info.port}${e.path}`),
+    );
+    const pendingHosts = new Set(
+      [...web.truth].filter((u) => !fetchedBeforeKill.has(u)).map((u) => new URL(u).hostname),
+    );
     const firstByHost = new Map<string, number>();
     for (const e of after) {
       firstByHost.set(e.host, Math.min(firstByHost.get(e.host) ?? Infinity, e.startMs));
     }
-    if (firstByHost.size > 0) {
-      maxHostIdleS = Math.max(...[...firstByHost.values()].map((t) => (t - killAt) / 1000));
+    hostsNotResumed = 0;
+    const idles: number[] = [];
+    for (const host of new Set([...pendingHosts, ...firstByHost.keys()])) {
+      const next = firstByHost.get(host);
+      if (next === undefined) hostsNotResumed++;
+      idles.push(((next ?? endedAt) - killAt) / 1000);
     }
+    if (idles.length > 0) maxHostIdleS = Math.max(...idles);
   }
   const crawler = sampler.figures('crawler');
   const store = running.storePid === undefined ? undefined : sampler.figures('store');
   return {
     hosts: web.info.hosts,
     contender,
+    run: runNo,
     budget: web.info.budget,
     boundS,
     spanS,
@@ -225,7 +295,7 @@ async function run(hosts: number, contender: ContenderName): Promise<Row> {
     duplicates,
     lost,
     violations,
-    fraction: boundS / spanS,
+    ...(cut === undefined && { fraction: boundS / spanS }),
     peakRssMb: crawler.peakRssMb,
     cpuS: crawler.cpuSeconds,
     ...(store && { storeRssMb: store.peakRssMb, storeCpuS: store.cpuSeconds }),
@@ -233,17 +303,26 @@ async function run(hosts: number, contender: ContenderName): Promise<Row> {
     ...(killedAtPages !== undefined && { killedAtPages }),
     ...(firstAfterKillS !== undefined && { firstAfterKillS }),
     ...(maxHostIdleS !== undefined && { maxHostIdleS }),
-    timedOut,
+    ...(hostsNotResumed !== undefined && { hostsNotResumed }),
+    ...(cut !== undefined && { cut }),
+    ...(note !== undefined && { note }),
+    load,
   };
 }
 
 const f = (n: number | undefined, digits = 1): string =>
   n === undefined ? '-' : n.toFixed(digits);
 
-function print(rows: Row[]): void {
+const idle = (r: Row): string =>
+  r.maxHostIdleS === undefined ? '-' : `${r.hostsNotResumed ? '≥' : ''}${f(r.maxHostIdleS)}`;
+
+const killHeader = ['killed at', 'first after kill s', 'max host idle s', 'hosts not resumed'];
+
+function printRuns(rows: Row[]): void {
   const header = [
     'D',
     'contender',
+    ...(repeat > 1 ? ['run'] : []),
     'budget',
     'bound s',
     'span s',
@@ -259,16 +338,20 @@ function print(rows: Row[]): void {
     'span ×',
     'CPU ×',
     'RSS ×',
-    ...(opts.kill ? ['killed at', 'first after kill s', 'max host idle s'] : []),
+    'load',
+    ...(opts.kill ? killHeader : []),
   ];
   console.log(`| ${header.join(' | ')} |`);
   console.log(`| ${header.map(() => '---').join(' | ')} |`);
   for (const r of rows) {
-    const base = rows.find((b) => b.hosts === r.hosts && b.contender === 'shardline-1') ?? r;
+    const base =
+      rows.find((b) => b.hosts === r.hosts && b.run === r.run && b.contender === 'shardline-1') ??
+      r;
     console.log(
       `| ${[
         r.hosts,
-        r.contender + (r.timedOut ? ' (timed out)' : ''),
+        r.contender + (r.cut ? ` (${r.cut})` : ''),
+        ...(repeat > 1 ? [r.run] : []),
         r.budget,
         f(r.boundS, 0),
         f(r.spanS),
@@ -284,7 +367,10 @@ function print(rows: Row[]): void {
         f(r.spanS / base.spanS, 2),
         f(r.cpuS / base.cpuS, 2),
         f(r.peakRssMb / base.peakRssMb, 2),
-        ...(opts.kill ? [r.killedAtPages ?? '-', f(r.firstAfterKillS), f(r.maxHostIdleS)] : []),
+        f(r.load),
+        ...(opts.kill
+          ? [r.killedAtPages ?? '-', f(r.firstAfterKillS), idle(r), r.hostsNotResumed ?? '-']
+          : []),
       ].join(' | ')} |`,
     );
   }
@@ -298,21 +384,133 @@ function print(rows: Row[]): void {
         next += 5000;
       }
     }
-    console.log(`D=${r.hosts} ${r.contender}: ${series.join(' ')}`);
+    console.log(
+      `D=${r.hosts} ${r.contender}${repeat > 1 ? ` run ${r.run}` : ''}: ${series.join(' ')}`,
+    );
+  }
+  for (const r of rows) {
+    if (r.note) console.log(`D=${r.hosts} ${r.contender} run ${r.run}: ${r.note}`);
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Median, then (min–max) when the runs differ at the printed precision. */
+function spread(values: (number | undefined)[], digits = 1): string {
+  const known = values.filter((v): v is number => v !== undefined);
+  if (known.length === 0) return '-';
+  const lo = f(Math.min(...known), digits);
+  const hi = f(Math.max(...known), digits);
+  const mid = f(median(known), digits);
+  return lo === hi ? mid : `${mid} (${lo}–${hi})`;
+}
+
+/** One line per (D, contender): the median of its runs and the range. */
+function printSummary(rows: Row[]): void {
+  const header = [
+    'D',
+    'contender',
+    'runs',
+    'budget',
+    'bound s',
+    'span s',
+    'process s',
+    'fraction',
+    'pages',
+    'dup',
+    'lost',
+    'viol',
+    'peak RSS MB',
+    'CPU s',
+    'redis RSS MB',
+    'redis CPU s',
+    'span ×',
+    'CPU ×',
+    'RSS ×',
+    'load',
+    ...(opts.kill ? killHeader : []),
+  ];
+  console.log(`\nMedian (min–max) of ${repeat} runs; × = ratio of medians to shardline-1:`);
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`| ${header.map(() => '---').join(' | ')} |`);
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) {
+    const key = `${r.hosts} ${r.contender}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  for (const group of groups.values()) {
+    const r = group[0] as Row;
+    const base = groups.get(`${r.hosts} shardline-1`) ?? group;
+    const ratio = (pick: (x: Row) => number): string =>
+      f(median(group.map(pick)) / median(base.map(pick)), 2);
+    // Runs cut short, by reason: "stalled: runs 1, 2".
+    const cut = (['timed out', 'stalled'] as const)
+      .map((why) => [why, group.filter((x) => x.cut === why).map((x) => x.run)] as const)
+      .filter(([, runs]) => runs.length > 0)
+      .map(([why, runs]) => `${why}: run${runs.length > 1 ? 's' : ''} ${runs.join(', ')}`);
+    const col = (pick: (x: Row) => number | undefined, digits = 1): string =>
+      spread(group.map(pick), digits);
+    console.log(
+      `| ${[
+        r.hosts,
+        r.contender + (cut.length > 0 ? ` (${cut.join('; ')})` : ''),
+        group.length,
+        r.budget,
+        f(r.boundS, 0),
+        col((x) => x.spanS),
+        col((x) => x.processS),
+        col((x) => x.fraction, 2),
+        col((x) => x.pages, 0),
+        col((x) => x.duplicates, 0),
+        col((x) => x.lost, 0),
+        col((x) => x.violations, 0),
+        col((x) => x.peakRssMb, 0),
+        col((x) => x.cpuS),
+        col((x) => x.storeRssMb, 0),
+        col((x) => x.storeCpuS),
+        ratio((x) => x.spanS),
+        ratio((x) => x.cpuS),
+        ratio((x) => x.peakRssMb),
+        col((x) => x.load),
+        ...(opts.kill
+          ? [
+              col((x) => x.killedAtPages, 0),
+              col((x) => x.firstAfterKillS),
+              // A lower bound (a host never resumed) has no meaningful median: list the runs.
+              group.some((x) => x.hostsNotResumed)
+                ? group.map(idle).join(', ')
+                : col((x) => x.maxHostIdleS),
+              col((x) => x.hostsNotResumed, 0),
+            ]
+          : []),
+      ].join(' | ')} |`,
+    );
   }
 }
 
 const rows: Row[] = [];
 for (const hosts of opts.hosts.split(',').map(Number)) {
-  for (const contender of contenders) {
-    console.error(`running D=${hosts} ${contender}${opts.kill ? ' (kill -9 halfway)' : ''} …`);
-    const row = await run(hosts, contender);
-    rows.push(row);
-    // Each row as soon as it is measured, so a long run that is cut short keeps its figures.
-    console.error(JSON.stringify({ ...row, rss: undefined }));
+  // Runs interleave the contenders, so a change in the machine's load hits all of them.
+  for (let runNo = 1; runNo <= repeat; runNo++) {
+    for (const contender of contenders) {
+      console.error(
+        `running D=${hosts} ${contender}${opts.kill ? ' (kill -9 halfway)' : ''}, run ${runNo}/${repeat} …`,
+      );
+      const row = await run(hosts, contender, runNo);
+      rows.push(row);
+      // Each row as soon as it is measured, so a long run that is cut short keeps its figures.
+      console.error(JSON.stringify({ ...row, rss: undefined }));
+    }
   }
 }
 console.log(
   `\nd = ${delayMs} ms, ${opts.pages} pages per host, robots obeyed, one request at a time per host; ${cpus().length} × ${cpus()[0]?.model}; node ${process.version}`,
 );
-print(rows);
+printRuns(rows);
+if (repeat > 1) printSummary(rows);

@@ -4,7 +4,7 @@
  * `wget --recursive` (through a small forwarding proxy, since `*.test` does not resolve).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,8 @@ export interface Running {
   restart(): void;
   /** Ends whatever still runs (timeouts, errors). */
   cleanup(): Promise<void>;
+  /** After cleanup: what the contender's own state holds, if it keeps one worth reporting. */
+  inspect?(): string;
 }
 
 export type ContenderName = 'shardline-1' | 'shardline-3' | 'crawlee' | 'wget';
@@ -194,8 +196,44 @@ function startCrawlee(web: WebInfo): Running {
     },
     cleanup: async () => {
       child.kill('SIGKILL');
+      await exited(child);
     },
+    inspect: () => crawleeQueue(storage),
   };
+}
+
+/**
+ * Crawlee's persisted request queue (memory storage: one JSON file per request, `orderNo`
+ * null once handled, else its queue position; a lock moves `orderNo` to the lock's expiry,
+ * so an `|orderNo|` later than now is a request locked by a process — possibly a dead one).
+ */
+function crawleeQueue(storage: string): string {
+  const dir = join(storage, 'request_queues', 'default');
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json') && n !== '__metadata__.json');
+  } catch {
+    return 'no persisted request queue';
+  }
+  const now = Date.now();
+  let handled = 0;
+  let pending = 0;
+  let locked = 0;
+  for (const name of names) {
+    let orderNo: number | null | undefined;
+    try {
+      orderNo = (JSON.parse(readFileSync(join(dir, name), 'utf8')) as { orderNo?: number | null })
+        .orderNo;
+    } catch {
+      continue;
+    }
+    if (orderNo === null || orderNo === undefined) handled++;
+    else {
+      pending++;
+      if (Math.abs(orderNo) > now) locked++;
+    }
+  }
+  return `Crawlee queue at the end: ${names.length} requests, ${handled} handled, ${pending} not handled (${locked} of them locked past the end)`;
 }
 
 /** Forwards absolute-form proxy requests (`GET http://site1.test:P/x`) to the test web. */
