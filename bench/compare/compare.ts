@@ -13,7 +13,7 @@
  * row, then a table of medians with the min–max range of each figure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -225,6 +225,8 @@ async function run(hosts: number, contender: ContenderName, runNo: number): Prom
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as RequestLogEntry);
+  // Everything the figures need is read: the run's log, seeds and the contender's storage go.
+  for (const d of [dir, ...running.dirs]) rmSync(d, { recursive: true, force: true });
   const counts = countFetches(log, web.info.port);
   let pages = 0;
   let duplicates = 0;

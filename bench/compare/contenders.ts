@@ -40,6 +40,8 @@ export interface Running {
   cleanup(): Promise<void>;
   /** After cleanup: what the contender's own state holds, if it keeps one worth reporting. */
   inspect?(): string;
+  /** Scratch directories of the contender (its storage), removed after the run. */
+  dirs: string[];
 }
 
 export type ContenderName = 'shardline-1' | 'shardline-3' | 'crawlee' | 'wget';
@@ -130,6 +132,7 @@ async function startShardline(web: WebInfo, pods: number): Promise<Running> {
   return {
     crawlerPids: () => children.map((c) => c.pid).filter((p): p is number => p !== undefined),
     storePid: redis.pid,
+    dirs: [dir],
     done: async () => {
       // A restarted pod replaces its slot: wait until the current set has exited.
       for (;;) {
@@ -180,6 +183,7 @@ function startCrawlee(web: WebInfo): Running {
   let child = spawnCrawler(true);
   return {
     crawlerPids: () => (child.pid === undefined ? [] : [child.pid]),
+    dirs: [storage],
     done: async () => {
       for (;;) {
         const current = child;
@@ -292,6 +296,7 @@ async function startWget(web: WebInfo): Promise<Running> {
   let child = spawnWget(false);
   return {
     crawlerPids: () => (child.pid === undefined ? [] : [child.pid]),
+    dirs: [dir],
     done: async () => {
       for (;;) {
         const current = child;

@@ -4,6 +4,7 @@
  * one fetch (redirects not followed) → links resolved, scoped, robots-filtered and enqueued in
  * batches → complete / fail / release → one result record. See the README for the rules.
  */
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DnsCache, DnsError, DnsErrorCode } from '@shardline/dns';
 import {
@@ -53,6 +54,16 @@ const ROBOTS_MIN_HOLD_MS = 1000;
  * a whole delay per new host would cap how fast a pod takes up new hosts.
  */
 const SLOT_RELEASE_MIN_WAIT_MS = 250;
+
+/**
+ * Every robots.txt request in flight (and every robots send waiting at the gate) listens to the
+ * pod's one closing signal and stops listening when it ends: hundreds at once at the start of a
+ * crawl, none left behind, so Node's "possible leak" warning past 10 listeners does not apply.
+ */
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
 
 /** Index nesting level of a sitemap lease, or undefined when the lease is no sitemap. */
 function sitemapLevel(meta: string): number | undefined {
@@ -1006,7 +1017,7 @@ export class CrawlerPod {
 
   readonly #robotsPasses = new Map<string, Awaited<ReturnType<SendGate['acquire']>>[]>();
   /** Aborted once the work loop has stopped: robots.txt requests still running are abandoned. */
-  readonly #closing = new AbortController();
+  readonly #closing = unlimitedListeners(new AbortController());
 
   #robotsAfterFetch(origin: string, timings: FetchOutcome['timings']): void {
     const host = new URL(origin).hostname;
