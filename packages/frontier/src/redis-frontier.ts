@@ -936,6 +936,31 @@ export class RedisFrontier implements FrontierReader, FrontierWriter {
     return numbers(await this.#redis.hgetall(this.keys.stats()));
   }
 
+  /**
+   * Whether nothing is queued or in flight anywhere, exactly: the own counters (`q`, `f`,
+   * kept inside the scripts) of every domain listed in any pod's due index — where a domain
+   * with queued URLs or leases out always sits. {@link stats} answers the same in O(1) but
+   * its sums can stay off after a pod dies between a script and its counter update (kill -9);
+   * this costs a scan of the due indexes and one read per listed domain.
+   */
+  async settled(): Promise<boolean> {
+    const pods = (await this.#redis.smembers(this.keys.pods())) as string[];
+    for (const pod of pods) {
+      const domains = await this.queuedDomainsOf(pod);
+      for (let i = 0; i < domains.length; i += 500) {
+        const counts = await Promise.all(
+          domains
+            .slice(i, i + 500)
+            .map(
+              (d) => this.#redis.hmget(this.keys.domain(d), 'q', 'f') as Promise<(string | null)[]>,
+            ),
+        );
+        if (counts.some(([q, f]) => Number(q ?? 0) > 0 || Number(f ?? 0) > 0)) return false;
+      }
+    }
+    return true;
+  }
+
   /** One pod's counters (eventually consistent sums). */
   async podStats(pod: string): Promise<CounterStats> {
     return numbers(await this.#redis.hgetall(this.keys.podStats(checkPod(pod))));

@@ -54,6 +54,8 @@ const ROBOTS_MIN_HOLD_MS = 1000;
  * a whole delay per new host would cap how fast a pod takes up new hosts.
  */
 const SLOT_RELEASE_MIN_WAIT_MS = 250;
+/** How long unchanged "busy" global counters wait before an idle pod checks them exactly. */
+const FROZEN_COUNTERS_MS = 5000;
 
 /**
  * Every robots.txt request in flight (and every robots send waiting at the gate) listens to the
@@ -146,6 +148,9 @@ export class CrawlerPod {
   #unsettled = 0;
   #idleSinceMs: number | undefined;
   #idleClaimed = -1;
+  // Global sums that said "busy": since when unchanged, and whether an exact check found
+  // nothing queued or in flight while they stayed so (see #shouldExit).
+  #frozen: { key: string; sinceMs: number; settled: boolean } | undefined;
   #started = false;
   #stopped: Promise<void> | undefined;
   readonly #stats: Omit<
@@ -1042,11 +1047,30 @@ export class CrawlerPod {
     const stats = await this.frontier.stats();
     const busy = (stats.queued ?? 0) > 0 || (stats.inFlight ?? 0) > 0;
     const now = Date.now();
-    if (busy || claimed !== this.#idleClaimed) {
+    if (claimed !== this.#idleClaimed) {
       this.#idleClaimed = claimed;
       this.#idleSinceMs = busy ? undefined : now;
+      this.#frozen = undefined;
       return false;
     }
+    if (busy) {
+      // The global sums stay off for good when a pod died between a script and its counter
+      // update. Sums that have not moved while this pod claimed nothing for a while get an
+      // exact check (the domains' own counters), again each such period while they stay put.
+      const key = `${stats.queued ?? 0}/${stats.inFlight ?? 0}`;
+      if (this.#frozen?.key !== key) this.#frozen = { key, sinceMs: now, settled: false };
+      if (!this.#frozen.settled) {
+        const waitMs = Math.max(FROZEN_COUNTERS_MS, this.#exitGraceMs ?? 0);
+        if (now - this.#frozen.sinceMs >= waitMs) {
+          this.#frozen.sinceMs = now;
+          this.#frozen.settled = await this.frontier.settled();
+        }
+        if (!this.#frozen.settled) {
+          this.#idleSinceMs = undefined;
+          return false;
+        }
+      }
+    } else this.#frozen = undefined;
     this.#idleSinceMs ??= now;
     return now - this.#idleSinceMs >= (this.#exitGraceMs ?? 0);
   }

@@ -160,6 +160,20 @@ describe('CrawlerPod', () => {
     }
   }, 20_000);
 
+  it('exits when idle even though the global in-flight sum stayed off after a kill', async () => {
+    const pod = newPod({ exitWhenIdle: { graceMs: 200 }, maxDepth: 0 });
+    web.clearLog();
+    const url = `${web.origin('site4.test')}/`;
+    await pod.seed([url]);
+    // As left by a pod killed between a complete script and its counter update.
+    await redis.hincrby(pod.frontier.keys.stats(), 'inFlight', 1);
+    await pod.start();
+    await pod.done;
+    expect(web.fetchCounts().get(url)).toBe(1);
+    expect((await pod.frontier.stats()).inFlight).toBe(1);
+    expect(await pod.frontier.settled()).toBe(true);
+  }, 30_000);
+
   it('sends redirect targets back through the frontier, one depth deeper per hop', async () => {
     const pod = newPod({ exitWhenIdle: { graceMs: 200 }, maxDepth: 3 });
     web.clearLog();
