@@ -640,7 +640,13 @@ export class CrawlerPod {
     this.#gate.setHostDelay(lease.host, crawlDelayMs);
     if (robots.from === 'fetch' && rules.isAllowed(lease.url, this.#token)) {
       const waitMs = this.#gate.waitMs(lease.host);
-      if (waitMs >= SLOT_RELEASE_MIN_WAIT_MS) return this.#releaseForGap(lease, waitMs);
+      if (waitMs >= SLOT_RELEASE_MIN_WAIT_MS) {
+        // The sitemaps robots.txt lists go out with the answer that found them (the lease
+        // that comes back reads robots.txt from memory).
+        const listed = this.#robotsSitemaps(lease, rules, robots, []);
+        if (listed.length > 0) await this.#enqueueLinks(listed);
+        return this.#releaseForGap(lease, waitMs);
+      }
     }
     if (!rules.isAllowed(lease.url, this.#token)) {
       const unreachable = robots.unreachable > 0;
@@ -728,13 +734,7 @@ export class CrawlerPod {
         sitemapError = read.error;
       } else links = this.#pageLinks(outcome, lease, rules, bounds);
     }
-    if (this.#enqueueSitemaps && robots.from === 'fetch' && rules.sitemaps.length > 0) {
-      // Through the frontier like any URL: scope, dedup, robots and the host's politeness.
-      const listed = rules.sitemaps.slice(0, MAX_SITEMAPS_PER_ROBOTS);
-      for (const item of this.#scoped(listed, lease, rules, bounds, true)) {
-        links.push({ url: item.url, depth: lease.depth, meta: SITEMAP_META });
-      }
-    }
+    links.push(...this.#robotsSitemaps(lease, rules, robots, bounds));
     let linksQueued = 0;
     if (links.length > 0) {
       // Links first, then the ack: a crash in between re-fetches the page, never loses links.
@@ -773,6 +773,25 @@ export class CrawlerPod {
       ...(error ? { errorCode: CrawlOutcomeCode.LEASE_LOST, error: error.message } : {}),
       ...(!error && sitemapError ? { error: sitemapError } : {}),
     });
+  }
+
+  /**
+   * With `enqueueSitemaps`, the sitemaps a freshly fetched robots.txt lists — through the
+   * frontier like any URL: scope, dedup, robots and the host's politeness.
+   */
+  #robotsSitemaps(
+    lease: Lease,
+    rules: RobotsTxt,
+    robots: RobotsLoadResult,
+    bounds: string[],
+  ): EnqueueItem[] {
+    if (!this.#enqueueSitemaps || robots.from !== 'fetch' || rules.sitemaps.length === 0) return [];
+    const listed = rules.sitemaps.slice(0, MAX_SITEMAPS_PER_ROBOTS);
+    return this.#scoped(listed, lease, rules, bounds, true).map((item) => ({
+      url: item.url,
+      depth: lease.depth,
+      meta: SITEMAP_META,
+    }));
   }
 
   #pageLinks(outcome: FetchOutcome, lease: Lease, rules: RobotsTxt, bounds: string[]) {
