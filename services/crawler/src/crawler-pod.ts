@@ -923,15 +923,7 @@ export class CrawlerPod {
     this.#results.write({
       ...base,
       outcome: result,
-      ...(outcome
-        ? fetchFields(outcome)
-        : {
-            status: 0,
-            bytes: 0,
-            truncated: false,
-            endAtMs: Date.now(),
-            durationMs: Date.now() - base.startedAtMs,
-          }),
+      ...(outcome ? fetchFields(outcome) : unfetched(base)),
       links: 0,
       linksQueued: 0,
       errorCode,
@@ -949,15 +941,7 @@ export class CrawlerPod {
     this.#results.write({
       ...base,
       outcome: 'released',
-      ...(outcome
-        ? fetchFields(outcome)
-        : {
-            status: 0,
-            bytes: 0,
-            truncated: false,
-            endAtMs: Date.now(),
-            durationMs: Date.now() - base.startedAtMs,
-          }),
+      ...(outcome ? fetchFields(outcome) : unfetched(base)),
       links: 0,
       linksQueued: 0,
       errorCode: CrawlOutcomeCode.STOPPED,
@@ -1001,15 +985,10 @@ export class CrawlerPod {
     if (outcome === 'deferred') this.#stats.robotsDeferred += 1;
     else this.#stats.lost += 1;
     this.#count(CrawlOutcomeCode.ROBOTS_UNREACHABLE);
-    const endAtMs = Date.now();
     this.#results.write({
       ...base,
       outcome,
-      status: 0,
-      bytes: 0,
-      truncated: false,
-      endAtMs,
-      durationMs: endAtMs - base.startedAtMs,
+      ...unfetched(base),
       links: 0,
       linksQueued: 0,
       errorCode,
@@ -1098,6 +1077,14 @@ export class CrawlerPod {
 function durationOf(outcome: FetchOutcome): number {
   const t = outcome.timings;
   return Math.max(0, Math.round(t.endAtMs - (t.sentAtMs ?? t.startedAtMs)));
+}
+
+/** The result fields of a lease that sent nothing (refused, deferred, released untouched). */
+function unfetched(
+  base: Base,
+): Pick<CrawlResult, 'status' | 'bytes' | 'truncated' | 'endAtMs' | 'durationMs'> {
+  const endAtMs = Date.now();
+  return { status: 0, bytes: 0, truncated: false, endAtMs, durationMs: endAtMs - base.startedAtMs };
 }
 
 function fetchFields(outcome: FetchOutcome) {

@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import { invalidOption } from './errors.js';
 
 const OWNER = 'HealthServerOptions';
@@ -37,6 +38,31 @@ export function isLoopback(address: string | undefined): boolean {
   if (address === '::1') return true;
   const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/**
+ * The health endpoints of one pod as `main.ts` and `shardline crawl` serve them: liveness and
+ * readiness from the pod, PING on its Redis, `/drain` = the pod's graceful stop. Listening
+ * when it resolves (the URL is logged).
+ */
+export async function servePodHealth(o: {
+  port: number;
+  pod: { readonly live: boolean; readonly ready: boolean; stop(): Promise<void> };
+  redis: { ping(): Promise<unknown> };
+  logger: Logger;
+}): Promise<HealthServer> {
+  const health = new HealthServer({
+    port: o.port,
+    live: () => o.pod.live,
+    ready: () => o.pod.ready,
+    ping: () => o.redis.ping(),
+    drain: async () => {
+      o.logger.info('drain requested');
+      await o.pod.stop();
+    },
+  });
+  o.logger.info({ url: await health.listen() }, 'health server listening');
+  return health;
 }
 
 /** A tiny HTTP server for probes. `listen()` → `url` → `close()`. */

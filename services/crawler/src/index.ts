@@ -15,7 +15,12 @@ export {
   type FetchOutcome,
   type FetchTimings,
 } from './fetcher.js';
-export { HealthServer, type HealthServerOptions, isLoopback } from './health-server.js';
+export {
+  HealthServer,
+  type HealthServerOptions,
+  isLoopback,
+  servePodHealth,
+} from './health-server.js';
 export { extractLinks, LinkExtractor, LinkScope, type ScopeDecision } from './links.js';
 export type { CrawlerPodOptions, PodStats } from './pod-options.js';
 export { createRedisClient, type RedisTarget } from './redis-client.js';

@@ -8,7 +8,7 @@
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { CrawlerPod } from './crawler-pod.js';
-import { HealthServer } from './health-server.js';
+import { type HealthServer, servePodHealth } from './health-server.js';
 import { createRedisClient } from './redis-client.js';
 
 const config = loadConfig();
@@ -23,20 +23,10 @@ const redis = createRedisClient({ url: config.redisUrl, clusterNodes: config.red
 redis.on('error', (error) => logger.warn({ err: error }, 'redis error (reconnecting)'));
 const pod = new CrawlerPod({ ...config.pod, redis, logger });
 
-let health: HealthServer | undefined;
-if (config.healthPort !== undefined) {
-  health = new HealthServer({
-    port: config.healthPort,
-    live: () => pod.live,
-    ready: () => pod.ready,
-    ping: () => redis.ping(),
-    drain: async () => {
-      logger.info('drain requested');
-      await pod.stop();
-    },
-  });
-  logger.info({ url: await health.listen() }, 'health server listening');
-}
+const health: HealthServer | undefined =
+  config.healthPort === undefined
+    ? undefined
+    : await servePodHealth({ port: config.healthPort, pod, redis, logger });
 
 let signals = 0;
 const onSignal = (signal: NodeJS.Signals) => {

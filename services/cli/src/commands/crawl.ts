@@ -12,9 +12,10 @@ import {
   CrawlerPod,
   type CrawlerPodOptions,
   createRedisClient,
-  HealthServer,
+  type HealthServer,
   loadConfig,
   parseClusterNodes,
+  servePodHealth,
 } from '@shardline/crawler';
 import { type Command, Option } from 'commander';
 import { pino } from 'pino';
@@ -283,17 +284,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
   const healthPort = flags.healthPort ?? config.healthPort;
   try {
     if (healthPort !== undefined) {
-      health = new HealthServer({
-        port: healthPort,
-        live: () => pod.live,
-        ready: () => pod.ready,
-        ping: () => redis.ping(),
-        drain: async () => {
-          logger.info('drain requested');
-          await pod.stop();
-        },
-      });
-      logger.info({ url: await health.listen() }, 'health server listening');
+      health = await servePodHealth({ port: healthPort, pod, redis, logger });
     }
     if (allSeeds.length > 0) {
       const report = await pod.seed(allSeeds);
