@@ -45,14 +45,17 @@ export function isLoopback(address: string | undefined): boolean {
  * readiness from the pod, PING on its Redis, `/drain` = the pod's graceful stop. Listening
  * when it resolves (the URL is logged).
  */
-export async function servePodHealth(o: {
-  port: number;
-  pod: { readonly live: boolean; readonly ready: boolean; stop(): Promise<void> };
-  redis: { ping(): Promise<unknown> };
-  logger: Logger;
-}): Promise<HealthServer> {
+export async function servePodHealth(
+  o: Pick<HealthServerOptions, 'port' | 'host' | 'pingTimeoutMs'> & {
+    pod: { readonly live: boolean; readonly ready: boolean; stop(): Promise<void> };
+    redis: { ping(): Promise<unknown> };
+    logger: Logger;
+  },
+): Promise<HealthServer> {
   const health = new HealthServer({
     port: o.port,
+    ...(o.host === undefined ? {} : { host: o.host }),
+    ...(o.pingTimeoutMs === undefined ? {} : { pingTimeoutMs: o.pingTimeoutMs }),
     live: () => o.pod.live,
     ready: () => o.pod.ready,
     ping: () => o.redis.ping(),

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { CrawlerPod, HealthServer, isLoopback } from '../src/index.js';
+import { CrawlerPod, HealthServer, isLoopback, servePodHealth } from '../src/index.js';
 
 let server: RedisServer;
 let redis: Redis;
@@ -28,16 +28,15 @@ beforeAll(async () => {
     sessionTimeoutMs: 3000,
     logger: pino({ level: 'silent' }),
   });
-  health = new HealthServer({
+  // The same wiring as main.ts and `shardline crawl`.
+  health = await servePodHealth({
     port: 0,
     host: '0.0.0.0',
-    live: () => pod.live,
-    ready: () => pod.ready,
-    ping: () => redis.ping(),
-    drain: () => pod.stop(),
     pingTimeoutMs: 300,
+    pod,
+    redis,
+    logger: pino({ level: 'silent' }),
   });
-  await health.listen();
 });
 
 afterAll(async () => {
