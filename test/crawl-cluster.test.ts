@@ -14,21 +14,23 @@
  * request is never cached, the headers timeout is 3 s, and `robotsRetryProblems` checks the
  * robots.txt requests at the server; green in 8 of 8 runs after the change.
  */
-import { type CrawlerPod, type CrawlResult, decodeResult } from '@shardline/crawler';
+import type { CrawlerPod, CrawlResult } from '@shardline/crawler';
 import { domainKey } from '@shardline/url';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newClusterClient, newClusterPod, type PodSetup } from './crawl-cluster/pods.js';
+import {
+  CRAWL,
+  fetchedOutsideTruth,
+  HOSTILE_WEB,
+  readResults,
+  robotsRetryProblems,
+  wrongFetchCounts,
+} from './helpers/hostile-crawl.js';
 import { type RedisCluster, startRedisCluster } from './helpers/redis.js';
-import { robotsRetryProblems } from './helpers/robots-retries.js';
 import type { RequestLogEntry } from './web/analysis.js';
 import { startTestWeb, type TestWeb } from './web/index.js';
 
-const MIN_DELAY_MS = 200;
-const MAX_RETRIES = 3;
-const FAIL_FIRST = 2;
-const ROBOTS_RETRY_MS = 1000;
-const ROBOTS_MAX_RETRIES = 2;
 const PREFIX = 'cc';
 /**
  * A claim that was already running when a pod learned the new ring decided with the old one;
@@ -42,21 +44,7 @@ let cluster: RedisCluster;
 const clients: (Redis | Cluster)[] = [];
 
 beforeAll(async () => {
-  [web, cluster] = await Promise.all([
-    startTestWeb({
-      hosts: 200,
-      seed: 11,
-      pagesPerHost: [4, 10],
-      behaviours: 'default-mix',
-      slowMs: 300,
-      dripMs: 400,
-      hugeBodyBytes: 3 * 1024 * 1024,
-      robotsDelayMs: 1500,
-      failFirstCount: FAIL_FIRST,
-      retryAfterS: 1,
-    }),
-    startRedisCluster(3),
-  ]);
+  [web, cluster] = await Promise.all([startTestWeb(HOSTILE_WEB), startRedisCluster(3)]);
 }, 60_000);
 
 afterAll(async () => {
@@ -69,10 +57,7 @@ const setup = (): PodSetup => ({
   clients,
   prefix: PREFIX,
   resolve: web.resolveOverrides,
-  minDelayMs: MIN_DELAY_MS,
-  maxRetries: MAX_RETRIES,
-  robotsRetryMs: ROBOTS_RETRY_MS,
-  robotsMaxRetries: ROBOTS_MAX_RETRIES,
+  ...CRAWL,
 });
 
 async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
@@ -119,27 +104,6 @@ interface Phase {
 
 function owners(pod: CrawlerPod): Map<string, string> {
   return new Map(web.hosts.map((h) => [h, pod.membership!.ownerOf(domainKey(h))]));
-}
-
-/** Every result of the crawl, read from the stream with a fresh group. */
-async function readResults(redis: Redis | Cluster, key: string): Promise<CrawlResult[]> {
-  await redis.xgroup('CREATE', key, 'check', '0', 'MKSTREAM');
-  const out: CrawlResult[] = [];
-  for (;;) {
-    const reply = (await redis.xreadgroup(
-      'GROUP',
-      'check',
-      'reader-1',
-      'COUNT',
-      1000,
-      'STREAMS',
-      key,
-      '>',
-    )) as [string, [string, string[]][]][] | null;
-    const entries = reply?.[0]?.[1] ?? [];
-    if (entries.length === 0) return out;
-    for (const [, fields] of entries) out.push(decodeResult(fields));
-  }
 }
 
 describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling mid-crawl', () => {
@@ -203,33 +167,24 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
   });
 
   it('fetches every reachable allowed URL exactly once (retries as the policy says)', () => {
-    const truth = web.groundTruth({ userAgentToken: 'shardline' });
-    const counts = web.fetchCounts();
-    const wrong: string[] = [];
-    for (const url of truth.reachableAllowed) {
-      const path = new URL(url).pathname;
-      let expected = 1;
-      if (path === '/retry/429' || path === '/retry/503') expected = FAIL_FIRST + 1;
-      if (path === '/broken') expected = MAX_RETRIES + 1;
-      const got = counts.get(url) ?? 0;
-      if (got !== expected) wrong.push(`${url}: ${got} (expected ${expected})`);
-    }
-    expect(wrong).toEqual([]);
-    expect(truth.reachableAllowed.size).toBeGreaterThan(1500);
+    expect(wrongFetchCounts(web)).toEqual([]);
+    expect(web.groundTruth({ userAgentToken: 'shardline' }).reachableAllowed.size).toBeGreaterThan(
+      1500,
+    );
     const { ka, kb, kc } = pods;
     expect(ka.stats().lost + kb.stats().lost + kc.stats().lost).toBe(0);
   });
 
   it('fetches nothing else: no disallowed, nofollow or trap URL', () => {
-    const truth = web.groundTruth({ userAgentToken: 'shardline' });
-    const extra = [...web.fetchCounts().keys()].filter((url) => !truth.reachableAllowed.has(url));
-    expect(extra).toEqual([]);
-    expect(truth.disallowedLinked.size).toBeGreaterThan(0);
+    expect(fetchedOutsideTruth(web)).toEqual([]);
+    expect(web.groundTruth({ userAgentToken: 'shardline' }).disallowedLinked.size).toBeGreaterThan(
+      0,
+    );
   });
 
   it('keeps per-host gaps and concurrency 1 at the server across the steps, robots included', () => {
     const violations = web.politenessViolations({
-      minGapMs: (host) => Math.max(MIN_DELAY_MS, web.crawlDelayMs(host)),
+      minGapMs: (host) => Math.max(CRAWL.minDelayMs, web.crawlDelayMs(host)),
       maxConcurrency: 1,
       includeRobots: true,
     });
@@ -237,10 +192,7 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
   });
 
   it('fetches robots.txt once per host (unreachable ones once per retry), whichever pod owns it', () => {
-    const problems = robotsRetryProblems(web, {
-      retryMs: ROBOTS_RETRY_MS,
-      maxRetries: ROBOTS_MAX_RETRIES,
-    });
+    const problems = robotsRetryProblems(web);
     expect(problems.wrongCounts).toEqual([]);
     expect(problems.earlyRetries).toEqual([]);
   });

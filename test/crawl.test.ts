@@ -3,40 +3,27 @@
  * hostile behaviours, on a throwaway Redis. Everything is judged from what the SERVER logged
  * (fetch counts, request starts and ends) and what Redis holds (results stream, counters).
  */
-import { CrawlerPod, type CrawlResult, decodeResult } from '@shardline/crawler';
+import { CrawlerPod, type CrawlResult } from '@shardline/crawler';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CRAWL,
+  fetchedOutsideTruth,
+  HOSTILE_WEB,
+  readResults,
+  robotsRetryProblems,
+  wrongFetchCounts,
+} from './helpers/hostile-crawl.js';
 import { type RedisServer, startRedis } from './helpers/redis.js';
-import { robotsRetryProblems } from './helpers/robots-retries.js';
 import { startTestWeb, type TestWeb } from './web/index.js';
-
-const MIN_DELAY_MS = 200;
-const MAX_RETRIES = 3;
-const FAIL_FIRST = 2;
-const ROBOTS_RETRY_MS = 1000;
-const ROBOTS_MAX_RETRIES = 2;
 
 let web: TestWeb;
 let server: RedisServer;
 let redis: Redis;
 
 beforeAll(async () => {
-  [web, server] = await Promise.all([
-    startTestWeb({
-      hosts: 200,
-      seed: 11,
-      pagesPerHost: [4, 10],
-      behaviours: 'default-mix',
-      slowMs: 300,
-      dripMs: 400,
-      hugeBodyBytes: 3 * 1024 * 1024,
-      robotsDelayMs: 1500,
-      failFirstCount: FAIL_FIRST,
-      retryAfterS: 1,
-    }),
-    startRedis(),
-  ]);
+  [web, server] = await Promise.all([startTestWeb(HOSTILE_WEB), startRedis()]);
   redis = new Redis(server.url, { maxRetriesPerRequest: null });
 });
 
@@ -44,26 +31,6 @@ afterAll(async () => {
   await redis?.quit();
   await Promise.all([web?.close(), server?.stop()]);
 });
-
-async function readResults(key: string): Promise<CrawlResult[]> {
-  await redis.xgroup('CREATE', key, 'check', '0', 'MKSTREAM');
-  const out: CrawlResult[] = [];
-  for (;;) {
-    const reply = (await redis.xreadgroup(
-      'GROUP',
-      'check',
-      'reader-1',
-      'COUNT',
-      1000,
-      'STREAMS',
-      key,
-      '>',
-    )) as [string, [string, string[]][]][] | null;
-    const entries = reply?.[0]?.[1] ?? [];
-    if (entries.length === 0) return out;
-    for (const [, fields] of entries) out.push(decodeResult(fields));
-  }
-}
 
 describe('a pod crawling 200 hosts of the hostile test web', () => {
   let pod: CrawlerPod;
@@ -75,7 +42,7 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
       podId: 'crawl-test',
       prefix: 'crawl1',
       concurrency: 64,
-      minDelayMs: MIN_DELAY_MS,
+      minDelayMs: CRAWL.minDelayMs,
       perHostConcurrency: 1,
       resolve: web.resolveOverrides,
       allowPrivateAddresses: false,
@@ -83,11 +50,11 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
       // Far above an event-loop stall of a loaded machine (a robots.txt answered in time must
       // not count as unreachable); robots-timeout hosts drop the socket at 1.5 s either way.
       headersTimeoutMs: 3000,
-      maxRetries: MAX_RETRIES,
+      maxRetries: CRAWL.maxRetries,
       backoffBaseMs: 200,
       backoffMaxMs: 1000,
-      robotsRetryMs: ROBOTS_RETRY_MS,
-      robotsMaxRetries: ROBOTS_MAX_RETRIES,
+      robotsRetryMs: CRAWL.robotsRetryMs,
+      robotsMaxRetries: CRAWL.robotsMaxRetries,
       exitWhenIdle: { graceMs: 1000 },
       logger: pino({ level: 'silent' }),
     });
@@ -95,35 +62,26 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
     expect(report.queued).toBe(web.seeds.length);
     await pod.start();
     await pod.done;
-    results = await readResults(pod.resultsStreamKey);
+    results = await readResults(redis, pod.resultsStreamKey);
   }, 90_000);
 
   it('fetches every reachable allowed URL exactly once (retries as the policy says)', () => {
-    const truth = web.groundTruth({ userAgentToken: 'shardline' });
-    const counts = web.fetchCounts();
-    const wrong: string[] = [];
-    for (const url of truth.reachableAllowed) {
-      const path = new URL(url).pathname;
-      let expected = 1;
-      if (path === '/retry/429' || path === '/retry/503') expected = FAIL_FIRST + 1;
-      if (path === '/broken') expected = MAX_RETRIES + 1;
-      const got = counts.get(url) ?? 0;
-      if (got !== expected) wrong.push(`${url}: ${got} (expected ${expected})`);
-    }
-    expect(wrong).toEqual([]);
-    expect(truth.reachableAllowed.size).toBeGreaterThan(1500);
+    expect(wrongFetchCounts(web)).toEqual([]);
+    expect(web.groundTruth({ userAgentToken: 'shardline' }).reachableAllowed.size).toBeGreaterThan(
+      1500,
+    );
   });
 
   it('fetches nothing else: no disallowed, nofollow or trap URL', () => {
-    const truth = web.groundTruth({ userAgentToken: 'shardline' });
-    const extra = [...web.fetchCounts().keys()].filter((url) => !truth.reachableAllowed.has(url));
-    expect(extra).toEqual([]);
-    expect(truth.disallowedLinked.size).toBeGreaterThan(0);
+    expect(fetchedOutsideTruth(web)).toEqual([]);
+    expect(web.groundTruth({ userAgentToken: 'shardline' }).disallowedLinked.size).toBeGreaterThan(
+      0,
+    );
   });
 
   it('keeps per-host gaps and concurrency 1 at the server, robots.txt fetches included', () => {
     const violations = web.politenessViolations({
-      minGapMs: (host) => Math.max(MIN_DELAY_MS, web.crawlDelayMs(host)),
+      minGapMs: (host) => Math.max(CRAWL.minDelayMs, web.crawlDelayMs(host)),
       maxConcurrency: 1,
       includeRobots: true,
     });
@@ -131,10 +89,7 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
   });
 
   it('fetches robots.txt once per host, an unreachable one again after each retry delay', () => {
-    const problems = robotsRetryProblems(web, {
-      retryMs: ROBOTS_RETRY_MS,
-      maxRetries: ROBOTS_MAX_RETRIES,
-    });
+    const problems = robotsRetryProblems(web);
     expect(problems.wrongCounts).toEqual([]);
     expect(problems.earlyRetries).toEqual([]);
     expect(problems.variantsSeen).toEqual(
@@ -159,7 +114,7 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
     const brokenDead = broken.filter((r) => r.outcome === 'dead' && r.errorCode === 'http-500');
     expect(brokenDead.length).toBeGreaterThan(0);
     expect(broken.filter((r) => r.outcome === 'retry').length).toBe(
-      MAX_RETRIES * brokenDead.length,
+      CRAWL.maxRetries * brokenDead.length,
     );
     const r429 = byPath('/retry/429');
     expect(r429.filter((r) => r.outcome === 'retry').every((r) => r.retryAfterMs === 1000)).toBe(
@@ -182,7 +137,7 @@ describe('a pod crawling 200 hosts of the hostile test web', () => {
       [...web.model.hosts.values()].filter((h) => h.behaviours.includes(b as never));
     for (const h of [...hostsOf('robots-500'), ...hostsOf('robots-timeout')]) {
       // Each unreachable answer but the last deferred the one URL that asked for it.
-      expect(deferredByHost.get(h.name), h.name).toBe(ROBOTS_MAX_RETRIES);
+      expect(deferredByHost.get(h.name), h.name).toBe(CRAWL.robotsMaxRetries);
       expect(byHost(dead).get(h.name), h.name).toBeGreaterThan(0);
     }
     for (const h of hostsOf('robots-503-first')) {
@@ -217,7 +172,7 @@ describe('the address policy', () => {
     await pod.seed([`http://127.0.0.1:${web.port}/`, `http://localhost:${web.port}/p/1`]);
     await pod.start();
     await pod.done;
-    const results = await readResults(pod.resultsStreamKey);
+    const results = await readResults(redis, pod.resultsStreamKey);
     expect(results.map((r) => [r.url, r.outcome, r.errorCode]).sort()).toEqual([
       [`http://127.0.0.1:${web.port}/`, 'dead', 'SHARDLINE_ERR_FETCH_DNS_REFUSED'],
       [`http://localhost:${web.port}/p/1`, 'dead', 'SHARDLINE_ERR_FETCH_DNS_REFUSED'],

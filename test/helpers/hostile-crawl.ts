@@ -1,0 +1,119 @@
+/**
+ * The crawl of the hostile test web that crawl.test.ts (one pod) and crawl-cluster.test.ts
+ * (three pods on a Redis Cluster) both run, and the checks they share, judged from what the
+ * SERVER logged and what the results stream holds.
+ */
+import { type CrawlResult, decodeResult } from '@shardline/crawler';
+import type { Cluster, Redis } from 'ioredis';
+import type { StartTestWebOptions, TestWeb } from '../web/index.js';
+
+/** The pods' politeness, retry and robots settings for this crawl. */
+export const CRAWL = {
+  minDelayMs: 200,
+  maxRetries: 3,
+  robotsRetryMs: 1000,
+  robotsMaxRetries: 2,
+} as const;
+
+/** 429/503 pages fail this many times before they answer. */
+const FAIL_FIRST = 2;
+
+/** 200 hosts with the default mix of hostile behaviours. */
+export const HOSTILE_WEB: StartTestWebOptions = {
+  hosts: 200,
+  seed: 11,
+  pagesPerHost: [4, 10],
+  behaviours: 'default-mix',
+  slowMs: 300,
+  dripMs: 400,
+  hugeBodyBytes: 3 * 1024 * 1024,
+  robotsDelayMs: 1500,
+  failFirstCount: FAIL_FIRST,
+  retryAfterS: 1,
+};
+
+/** Every result of a crawl, read from the stream with a fresh consumer group. */
+export async function readResults(redis: Redis | Cluster, key: string): Promise<CrawlResult[]> {
+  await redis.xgroup('CREATE', key, 'check', '0', 'MKSTREAM');
+  const out: CrawlResult[] = [];
+  for (;;) {
+    const reply = (await redis.xreadgroup(
+      'GROUP',
+      'check',
+      'reader-1',
+      'COUNT',
+      1000,
+      'STREAMS',
+      key,
+      '>',
+    )) as [string, [string, string[]][]][] | null;
+    const entries = reply?.[0]?.[1] ?? [];
+    if (entries.length === 0) return out;
+    for (const [, fields] of entries) out.push(decodeResult(fields));
+  }
+}
+
+/**
+ * Reachable allowed URLs the server did not see exactly as often as the policy says: once,
+ * the fail-first pages once per failure plus once, `/broken` once per attempt.
+ */
+export function wrongFetchCounts(web: TestWeb): string[] {
+  const truth = web.groundTruth({ userAgentToken: 'shardline' });
+  const counts = web.fetchCounts();
+  const wrong: string[] = [];
+  for (const url of truth.reachableAllowed) {
+    const path = new URL(url).pathname;
+    let expected = 1;
+    if (path === '/retry/429' || path === '/retry/503') expected = FAIL_FIRST + 1;
+    if (path === '/broken') expected = CRAWL.maxRetries + 1;
+    const got = counts.get(url) ?? 0;
+    if (got !== expected) wrong.push(`${url}: ${got} (expected ${expected})`);
+  }
+  return wrong;
+}
+
+/** URLs the server served that are not reachable and allowed (disallowed, nofollow, traps). */
+export function fetchedOutsideTruth(web: TestWeb): string[] {
+  const truth = web.groundTruth({ userAgentToken: 'shardline' });
+  return [...web.fetchCounts().keys()].filter((url) => !truth.reachableAllowed.has(url));
+}
+
+/**
+ * What the server saw of robots.txt requests, for a crawler that retries an unreachable
+ * robots.txt `CRAWL.robotsMaxRetries` times, `CRAWL.robotsRetryMs` apart: once per reachable
+ * host, twice for `robots-503-first`, at least `robotsMaxRetries + 1` times for a host whose
+ * robots.txt never answers (`robots-500`, `robots-timeout`: once the crawler gave up, each
+ * further URL of the host claimed after the answer expired asks again); and no request sooner
+ * than `robotsRetryMs` after the previous answer ended.
+ */
+/** Server-side timestamps are taken on one clock; allow this much for their own jitter. */
+const SLACK_MS = 25;
+
+export function robotsRetryProblems(web: TestWeb): {
+  wrongCounts: string[];
+  earlyRetries: string[];
+  variantsSeen: string[];
+} {
+  const counts = web.robotsFetchCounts();
+  const wrongCounts: string[] = [];
+  const earlyRetries: string[] = [];
+  const variantsSeen = new Set<string>();
+  for (const host of web.model.hosts.values()) {
+    const never = host.behaviours.some((b) => b === 'robots-500' || b === 'robots-timeout');
+    const once = host.behaviours.includes('robots-503-first');
+    for (const b of host.behaviours) if (b.startsWith('robots-')) variantsSeen.add(b);
+    const expected = never ? CRAWL.robotsMaxRetries + 1 : once ? 2 : 1;
+    const url = `${web.origin(host.name)}/robots.txt`;
+    const got = counts.get(url) ?? 0;
+    if (never ? got < expected : got !== expected) {
+      wrongCounts.push(`${url}: ${got} (expected ${never ? 'at least ' : ''}${expected})`);
+    }
+    const asked = web.log.filter((e) => e.host === host.name && e.path === '/robots.txt');
+    for (let i = 1; i < asked.length; i++) {
+      const gap = asked[i]!.startMs - asked[i - 1]!.endMs;
+      if (gap < CRAWL.robotsRetryMs - SLACK_MS)
+        earlyRetries.push(`${host.name}: ${Math.round(gap)} ms`);
+    }
+  }
+  return { wrongCounts, earlyRetries, variantsSeen: [...variantsSeen].sort() };
+}
