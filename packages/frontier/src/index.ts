@@ -11,7 +11,7 @@ export {
   LeaseNotHeldError,
 } from './errors.js';
 export { FrontierKeys } from './keys.js';
-export { type LoadedScript, luaScripts } from './lua-scripts.js';
+export { FRONTIER_LUA_INCLUDES, type LoadedScript, luaScripts } from './lua-scripts.js';
 export type { FrontierOptions } from './options.js';
 export { RedisFrontier } from './redis-frontier.js';
 export type {

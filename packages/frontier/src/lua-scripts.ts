@@ -1,12 +1,13 @@
 /**
  * The Lua loading both script packages share (frontier, membership): reads
- * `<luaDir>/<command>-<numkeys>.lua`, expands `--@include "name"` lines with
- * `<luaDir>/includes/<name>.lua`, and defines each script once per ioredis client with
+ * `<luaDir>/<command>-<numkeys>.lua`, expands `--@include "name"` lines with `<name>.lua` from
+ * the first of `includeDirs` that has it (default `<luaDir>/includes`), and defines each script once per ioredis client with
  * `defineCommand` under a versioned name (ioredis sends EVALSHA and falls back to EVAL on
  * NOSCRIPT, on every node of a Cluster).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Cluster, Redis } from 'ioredis';
 
 export interface LoadedScript<Command extends string> {
@@ -15,12 +16,22 @@ export interface LoadedScript<Command extends string> {
   lua: string;
 }
 
-function expand(luaDir: string, source: string, seen: Set<string>): string {
+/** The frontier's shared Lua fragments (`time`, `host`, …), for other packages' scripts. */
+export const FRONTIER_LUA_INCLUDES = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'lua',
+  'includes',
+);
+
+function expand(includeDirs: readonly string[], source: string, seen: Set<string>): string {
   return source.replace(/^--@include "([a-z-]+)"\s*$/gm, (_line, name: string) => {
     // Each include once per script: they define locals that must not be redefined.
     if (seen.has(name)) return '';
     seen.add(name);
-    return expand(luaDir, readFileSync(join(luaDir, 'includes', `${name}.lua`), 'utf8'), seen);
+    const file = includeDirs.map((d) => join(d, `${name}.lua`)).find((f) => existsSync(f));
+    if (!file) throw new Error(`--@include "${name}": no ${name}.lua in ${includeDirs.join(', ')}`);
+    return expand(includeDirs, readFileSync(file, 'utf8'), seen);
   });
 }
 
@@ -31,10 +42,12 @@ function expand(luaDir: string, source: string, seen: Set<string>): string {
 export function luaScripts<Commands extends Record<string, string>>(
   luaDir: string,
   commands: Commands,
+  options: { includeDirs?: readonly string[] } = {},
 ): {
   load(): LoadedScript<Commands[keyof Commands]>[];
   define(client: Redis | Cluster): void;
 } {
+  const includeDirs = options.includeDirs ?? [join(luaDir, 'includes')];
   let cache: LoadedScript<Commands[keyof Commands]>[] | undefined;
   const defined = new WeakSet<Redis | Cluster>();
   const load = () => {
@@ -45,7 +58,7 @@ export function luaScripts<Commands extends Record<string, string>>(
       if (!match) continue;
       const command = commands[match[1] as keyof Commands];
       if (!command) throw new Error(`lua/${file} has no entry in SCRIPT_COMMANDS`);
-      const lua = expand(luaDir, readFileSync(join(luaDir, file), 'utf8'), new Set());
+      const lua = expand(includeDirs, readFileSync(join(luaDir, file), 'utf8'), new Set());
       scripts.push({ command, numberOfKeys: Number(match[2]), lua });
     }
     cache = scripts;

@@ -1,4 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { luaScripts } from '../src/lua-scripts.js';
 import { loadScripts, SCRIPT_COMMANDS } from '../src/scripts.js';
 
 describe('loadScripts', () => {
@@ -31,6 +35,32 @@ describe('loadScripts', () => {
       const header = s.lua.slice(0, s.lua.indexOf(']]'));
       expect(header).toMatch(/KEYS\[1\]/);
       expect(header).toMatch(/Returns/);
+    }
+  });
+});
+
+describe('luaScripts', () => {
+  it('takes includes from the first directory that has them, and names a missing one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-lua-'));
+    try {
+      for (const d of ['a', 'b', 'lua']) mkdirSync(join(dir, d));
+      writeFileSync(join(dir, 'a', 'x.lua'), 'local from_a = 1\n');
+      writeFileSync(join(dir, 'b', 'x.lua'), 'local from_b = 1\n');
+      writeFileSync(join(dir, 'b', 'y.lua'), 'local y_from_b = 1\n');
+      writeFileSync(join(dir, 'lua', 'probe-1.lua'), '--@include "x"\n--@include "y"\nreturn 1\n');
+      const dirs = [join(dir, 'a'), join(dir, 'b')];
+      const [probe] = luaScripts(
+        join(dir, 'lua'),
+        { probe: 'probe' },
+        { includeDirs: dirs },
+      ).load();
+      expect(probe!.lua).toContain('from_a');
+      expect(probe!.lua).not.toContain('local from_b');
+      expect(probe!.lua).toContain('y_from_b');
+      const missing = luaScripts(join(dir, 'lua'), { probe: 'probe' }, { includeDirs: [dirs[0]!] });
+      expect(() => missing.load()).toThrow(/--@include "y": no y\.lua in/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,12 +1,12 @@
 /**
  * Loads `lua/<command>-<numkeys>.lua`, expands `--@include "name"` lines from
- * `lua/includes/`, and defines each script once per ioredis client with `defineCommand`
+ * `lua/includes/`, then from the frontier's (`time`), and defines each script once per ioredis client with `defineCommand`
  * under a versioned name (EVALSHA with a NOSCRIPT fallback, on every Cluster node). Same
  * loader as `@shardline/frontier` (its `luaScripts`); only this package's classes call them.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { luaScripts } from '@shardline/frontier';
+import { FRONTIER_LUA_INCLUDES, luaScripts } from '@shardline/frontier';
 import type { Cluster, Redis, Result } from 'ioredis';
 
 /** Bump when a script's KEYS/ARGV/reply contract changes, so old and new never mix. */
@@ -49,7 +49,10 @@ declare module 'ioredis' {
 /** One of the membership script commands. */
 export type ScriptCommand = (typeof SCRIPT_COMMANDS)[keyof typeof SCRIPT_COMMANDS];
 
-const scripts = luaScripts(luaDir, SCRIPT_COMMANDS);
+// Own fragments first (`view`), then the frontier's (`time`: one Redis clock for both).
+const scripts = luaScripts(luaDir, SCRIPT_COMMANDS, {
+  includeDirs: [join(luaDir, 'includes'), FRONTIER_LUA_INCLUDES],
+});
 
 /** Reads and expands every script (once per process). */
 export const loadScripts = scripts.load;

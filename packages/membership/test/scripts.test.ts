@@ -10,6 +10,9 @@ describe('membership scripts', () => {
     const scripts = loadScripts();
     expect(scripts.map((s) => s.command).sort()).toEqual(Object.values(SCRIPT_COMMANDS).sort());
     for (const s of scripts) expect(s.lua).not.toMatch(/--@include/);
+    // `time` comes from the frontier's fragments, `view` from this package's own.
+    const heartbeat = scripts.find((s) => s.command === SCRIPT_COMMANDS.heartbeat)!.lua;
+    expect(heartbeat.match(/local function now_ms\(/g)).toHaveLength(1);
   });
 
   it('names every KEYS[i] in its header, and takes no time from the caller', () => {
