@@ -8,10 +8,23 @@
 import { pino } from 'pino';
 import { loadConfig } from './config.js';
 import { CrawlerPod } from './crawler-pod.js';
+import { CrawlerError } from './errors.js';
 import { type HealthServer, servePodHealth } from './health-server.js';
 import { createRedisClient } from './redis-client.js';
 
-const config = loadConfig();
+/** A bad variable or option: one line naming it on stderr, exit 2, no stack. */
+function exitOnConfigError(error: unknown): never {
+  if (!(error instanceof CrawlerError)) throw error;
+  process.stderr.write(`shardline pod: ${error.message} (${error.code})\n`);
+  process.exit(2);
+}
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  exitOnConfigError(error);
+}
 const logger = pino({ level: config.logLevel });
 if (!config.redisUrl && !config.redisClusterNodes) {
   logger.fatal(
@@ -21,7 +34,13 @@ if (!config.redisUrl && !config.redisClusterNodes) {
 }
 const redis = createRedisClient({ url: config.redisUrl, clusterNodes: config.redisClusterNodes });
 redis.on('error', (error) => logger.warn({ err: error }, 'redis error (reconnecting)'));
-const pod = new CrawlerPod({ ...config.pod, redis, logger });
+let pod: CrawlerPod;
+try {
+  pod = new CrawlerPod({ ...config.pod, redis, logger });
+} catch (error) {
+  redis.disconnect();
+  exitOnConfigError(error);
+}
 
 const health: HealthServer | undefined =
   config.healthPort === undefined
