@@ -73,6 +73,8 @@ export class WorkLoop {
   readonly #o: WorkLoopOptions;
   readonly #queue: PQueue;
   readonly #held = new Map<string, Held>();
+  // Callers of drained() waiting for the last held lease to settle.
+  readonly #drainers: (() => void)[] = [];
   #running = false;
   #stopping = false;
   #loop: Promise<void> | undefined;
@@ -159,6 +161,15 @@ export class WorkLoop {
     }
   }
 
+  /**
+   * Resolves once no lease is held (at once when none is). With claiming paused (`canClaim`
+   * false) that is the drain of an assignment change.
+   */
+  drained(): Promise<void> {
+    if (this.#held.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drainers.push(resolve));
+  }
+
   /** Ends the current sleep now (e.g. the pod enqueued work for itself). */
   poke(): void {
     if (!this.#waitingForSlot) this.#interrupt();
@@ -226,6 +237,7 @@ export class WorkLoop {
         await this.#o.handle(lease, held.controller.signal);
       } finally {
         this.#held.delete(lease.id);
+        if (this.#held.size === 0) for (const resolve of this.#drainers.splice(0)) resolve();
       }
     });
   }
