@@ -12,6 +12,8 @@ interface Passthrough {
   flag: string;
   kind: Kind;
   description: string;
+  /** The values a `value` option accepts (checked by `up`, as `crawl` checks them). */
+  choices?: readonly string[];
 }
 
 const PASSTHROUGH: readonly Passthrough[] = [
@@ -19,7 +21,12 @@ const PASSTHROUGH: readonly Passthrough[] = [
   { flag: 'concurrency', kind: 'int', description: 'global fetch slots per pod' },
   { flag: 'per-host-concurrency', kind: 'int', description: 'requests in flight per host' },
   { flag: 'min-delay-ms', kind: 'int', description: 'minimum gap per host' },
-  { flag: 'assignment', kind: 'value', description: 'ring (default) or modulo, for comparison' },
+  {
+    flag: 'assignment',
+    kind: 'value',
+    description: 'ring (default) or modulo, for comparison',
+    choices: ['ring', 'modulo'],
+  },
   { flag: 'robots-retry-ms', kind: 'int', description: 'retry an unreachable robots.txt after' },
   {
     flag: 'robots-max-retries',
@@ -59,7 +66,7 @@ function checkInt(flag: string, value: string): string {
 
 /** Adds the passed-through crawl options to `command` (under a "crawl options" help group). */
 export function addCrawlOptions(command: Command): Command {
-  for (const { flag, kind, description } of PASSTHROUGH) {
+  for (const { flag, kind, description, choices } of PASSTHROUGH) {
     const option =
       kind === 'flag'
         ? new Option(`--${flag}`, description)
@@ -67,6 +74,7 @@ export function addCrawlOptions(command: Command): Command {
           ? new Option(`--${flag} [graceMs]`, description)
           : new Option(`--${flag} <${kind === 'int' ? 'n' : 'value'}>`, description);
     if (kind === 'int') option.argParser((value: string) => checkInt(flag, value));
+    if (choices) option.choices(choices);
     if (kind === 'list') {
       option.argParser((value: string, previous: string[] | undefined) => [
         ...(previous ?? []),
