@@ -3,29 +3,36 @@
  */
 
 /** Stable codes of the errors this package throws. */
-export type FrontierErrorCode =
-  | 'SHARDLINE_ERR_FRONTIER_OPTIONS'
-  | 'SHARDLINE_ERR_FRONTIER_ARGUMENT'
-  | 'SHARDLINE_ERR_FRONTIER_LEASE_LOST'
-  | 'SHARDLINE_ERR_FRONTIER_LEASE_NOT_HELD'
-  | 'SHARDLINE_ERR_FRONTIER_REPLY';
+export const FrontierErrorCode = {
+  OPTIONS: 'SHARDLINE_ERR_FRONTIER_OPTIONS',
+  ARGUMENT: 'SHARDLINE_ERR_FRONTIER_ARGUMENT',
+  LEASE_LOST: 'SHARDLINE_ERR_FRONTIER_LEASE_LOST',
+  LEASE_NOT_HELD: 'SHARDLINE_ERR_FRONTIER_LEASE_NOT_HELD',
+  REPLY: 'SHARDLINE_ERR_FRONTIER_REPLY',
+} as const;
+export type FrontierErrorCode = (typeof FrontierErrorCode)[keyof typeof FrontierErrorCode];
 
 /**
  * Codes of per-item enqueue rejections that come from the frontier itself (URL syntax
  * rejections carry the `@shardline/url` codes). They are reported in results, not thrown.
  */
-export type FrontierRejectCode =
-  | 'SHARDLINE_ERR_FRONTIER_DEPTH'
-  | 'SHARDLINE_ERR_FRONTIER_META'
-  | 'SHARDLINE_ERR_FRONTIER_PRIORITY'
-  | 'SHARDLINE_ERR_FRONTIER_INPUT';
+export const FrontierRejectCode = {
+  DEPTH: 'SHARDLINE_ERR_FRONTIER_DEPTH',
+  META: 'SHARDLINE_ERR_FRONTIER_META',
+  PRIORITY: 'SHARDLINE_ERR_FRONTIER_PRIORITY',
+  INPUT: 'SHARDLINE_ERR_FRONTIER_INPUT',
+} as const;
+export type FrontierRejectCode = (typeof FrontierRejectCode)[keyof typeof FrontierRejectCode];
 
 /**
  * Code on an `over-cap` enqueue result when the domain reached `maxAcceptedPerDomain` (URLs
  * accepted over the crawl); an `over-cap` without a code is the queue cap
  * (`maxQueuedPerDomain`, room comes back as URLs are claimed).
  */
-export type FrontierCapCode = 'SHARDLINE_ERR_FRONTIER_ACCEPT_CAP';
+export const FrontierCapCode = {
+  ACCEPT_CAP: 'SHARDLINE_ERR_FRONTIER_ACCEPT_CAP',
+} as const;
+export type FrontierCapCode = (typeof FrontierCapCode)[keyof typeof FrontierCapCode];
 
 /** Base class: every frontier error has a fixed `name` and a stable `code`. */
 export class FrontierError extends Error {

@@ -1,11 +1,11 @@
 export { parseLeaseId } from './codec.js';
 export {
   FrontierArgumentError,
-  type FrontierCapCode,
+  FrontierCapCode,
   FrontierError,
-  type FrontierErrorCode,
+  FrontierErrorCode,
   FrontierOptionsError,
-  type FrontierRejectCode,
+  FrontierRejectCode,
   FrontierReplyError,
   LeaseLostError,
   LeaseNotHeldError,

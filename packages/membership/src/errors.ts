@@ -3,11 +3,13 @@
  */
 
 /** Stable codes of the errors this package throws. */
-export type MembershipErrorCode =
-  | 'SHARDLINE_ERR_MEMBERSHIP_OPTIONS'
-  | 'SHARDLINE_ERR_MEMBERSHIP_NOT_READY'
-  | 'SHARDLINE_ERR_MEMBERSHIP_STATE'
-  | 'SHARDLINE_ERR_MEMBERSHIP_REPLY';
+export const MembershipErrorCode = {
+  OPTIONS: 'SHARDLINE_ERR_MEMBERSHIP_OPTIONS',
+  NOT_READY: 'SHARDLINE_ERR_MEMBERSHIP_NOT_READY',
+  STATE: 'SHARDLINE_ERR_MEMBERSHIP_STATE',
+  REPLY: 'SHARDLINE_ERR_MEMBERSHIP_REPLY',
+} as const;
+export type MembershipErrorCode = (typeof MembershipErrorCode)[keyof typeof MembershipErrorCode];
 
 /** Base class: every membership error has a fixed `name` and a stable `code`. */
 export class MembershipError extends Error {

@@ -1,6 +1,6 @@
 export {
   MembershipError,
-  type MembershipErrorCode,
+  MembershipErrorCode,
   MembershipNotReadyError,
   MembershipOptionsError,
   MembershipReplyError,

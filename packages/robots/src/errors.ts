@@ -1,8 +1,10 @@
 /** Stable codes of {@link RobotsError}; callers branch on these, never on the message. */
-export type RobotsErrorCode =
-  | 'SHARDLINE_ERR_ROBOTS_INVALID_OPTION'
-  | 'SHARDLINE_ERR_ROBOTS_INVALID_URL'
-  | 'SHARDLINE_ERR_ROBOTS_INVALID_JSON';
+export const RobotsErrorCode = {
+  INVALID_OPTION: 'SHARDLINE_ERR_ROBOTS_INVALID_OPTION',
+  INVALID_URL: 'SHARDLINE_ERR_ROBOTS_INVALID_URL',
+  INVALID_JSON: 'SHARDLINE_ERR_ROBOTS_INVALID_JSON',
+} as const;
+export type RobotsErrorCode = (typeof RobotsErrorCode)[keyof typeof RobotsErrorCode];
 
 /** The one error class of `@shardline/robots`. */
 export class RobotsError extends Error {

@@ -1,4 +1,4 @@
-export { RobotsError, type RobotsErrorCode } from './errors.js';
+export { RobotsError, RobotsErrorCode } from './errors.js';
 export type { RobotsGroupJson, RobotsSource, RobotsTxtJson } from './json.js';
 export type { RobotsOptions } from './options.js';
 export { type RobotsFetchOutcome, RobotsTxt } from './robots-txt.js';

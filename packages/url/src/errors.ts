@@ -8,12 +8,14 @@
  * - `SHARDLINE_ERR_URL_TOO_LONG`: the input or the canonical URL exceeds its bound.
  * - `SHARDLINE_ERR_URL_HOST`: a host that is not a DNS name or an IP literal.
  */
-export type UrlErrorCode =
-  | 'SHARDLINE_ERR_URL_INVALID'
-  | 'SHARDLINE_ERR_URL_SCHEME'
-  | 'SHARDLINE_ERR_URL_CREDENTIALS'
-  | 'SHARDLINE_ERR_URL_TOO_LONG'
-  | 'SHARDLINE_ERR_URL_HOST';
+export const UrlErrorCode = {
+  INVALID: 'SHARDLINE_ERR_URL_INVALID',
+  SCHEME: 'SHARDLINE_ERR_URL_SCHEME',
+  CREDENTIALS: 'SHARDLINE_ERR_URL_CREDENTIALS',
+  TOO_LONG: 'SHARDLINE_ERR_URL_TOO_LONG',
+  HOST: 'SHARDLINE_ERR_URL_HOST',
+} as const;
+export type UrlErrorCode = (typeof UrlErrorCode)[keyof typeof UrlErrorCode];
 
 /** Inputs are kept in errors for logs; a hostile 10 MB link must not be. */
 const MAX_INPUT_IN_ERROR_CHARS = 256;

@@ -7,5 +7,5 @@ export {
   createCanonicalizer,
 } from './canonicalizer.js';
 export { domainKey } from './domain-key.js';
-export { UrlError, type UrlErrorCode, UrlOptionsError } from './errors.js';
+export { UrlError, UrlErrorCode, UrlOptionsError } from './errors.js';
 export { DEFAULT_TRACKING_PARAMS } from './tracking-params.js';

@@ -3,9 +3,10 @@
  * route errors (`HttpError`), Fastify's body-parser and validation errors, Redis outages.
  */
 import { STATUS_CODES } from 'node:http';
+import { RingErrorCode } from '@shardline/ring';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Cluster, Redis } from 'ioredis';
-import { type ApiErrorCode, type ErrorDetail, HttpError } from './errors.js';
+import { ApiErrorCode, type ErrorDetail, HttpError } from './errors.js';
 
 const PARSER_ERRORS: Record<string, [number, ApiErrorCode, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'SHARDLINE_ERR_API_BAD_JSON', 'body is not valid JSON'],
@@ -100,11 +101,8 @@ export function installErrorHandlers(
       const text = status === 413 ? `${message} of ${maxBodyBytes} bytes` : message;
       return send(reply, new HttpError(status, code, text));
     }
-    if ((error as { code?: string }).code === 'SHARDLINE_ERR_RING_EMPTY') {
-      return send(
-        reply,
-        new HttpError(503, 'SHARDLINE_ERR_API_NO_PODS', 'no live pods in the cluster'),
-      );
+    if ((error as { code?: string }).code === RingErrorCode.EMPTY) {
+      return send(reply, new HttpError(503, ApiErrorCode.NO_PODS, 'no live pods in the cluster'));
     }
     if (isOutage(error, redis)) {
       request.log.warn({ err: error }, 'redis unavailable');

@@ -18,7 +18,7 @@ export { type ApiConfig, loadApiConfig } from './config.js';
 export {
   ApiConfigError,
   ApiError,
-  type ApiErrorCode,
+  ApiErrorCode,
   ApiOptionsError,
   type ErrorDetail,
   HttpError,

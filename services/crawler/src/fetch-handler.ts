@@ -4,6 +4,7 @@
  * caller's signal, and settles exactly once with a {@link FetchOutcome}; plus the mapping of
  * undici / Node / DNS errors onto `FetchErrorCode`.
  */
+import { DnsErrorCode } from '@shardline/dns';
 import type { Dispatcher } from 'undici';
 import {
   isHtmlMediaType,
@@ -274,7 +275,7 @@ const CONNECT_CODES = new Set([
 ]);
 
 function mapCode(code: string): FetchErrorCode | undefined {
-  if (code === 'SHARDLINE_ERR_DNS_REFUSED_ADDRESS') return FetchErrorCode.DNS_REFUSED;
+  if (code === DnsErrorCode.REFUSED_ADDRESS) return FetchErrorCode.DNS_REFUSED;
   if (code.startsWith('SHARDLINE_ERR_DNS_') || /^(ENOTFOUND|EAI_|ENODATA|ESERVFAIL)/.test(code)) {
     return FetchErrorCode.DNS;
   }

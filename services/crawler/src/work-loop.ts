@@ -5,7 +5,12 @@
  * until the next due time, a wake message on the pod's channel, or a freed slot — never a poll
  * loop: when idle it claims at most once per `maxIdleSleepMs`.
  */
-import type { ClaimResult, Lease, LeaseRef } from '@shardline/frontier';
+import {
+  type ClaimResult,
+  FrontierErrorCode,
+  type Lease,
+  type LeaseRef,
+} from '@shardline/frontier';
 import PQueue from 'p-queue';
 
 /** What the loop needs from the frontier (a `RedisFrontier` fits). */
@@ -292,7 +297,7 @@ export class WorkLoop {
     }
     if (due.length === 0) return;
     const onError = (held: Held, error: { code?: string }) => {
-      if (error?.code === 'SHARDLINE_ERR_FRONTIER_LEASE_LOST') this.#o.onLeaseLost?.(held.lease);
+      if (error?.code === FrontierErrorCode.LEASE_LOST) this.#o.onLeaseLost?.(held.lease);
       else this.#o.onError?.(error, 'heartbeat');
     };
     const frontier = this.#o.frontier;

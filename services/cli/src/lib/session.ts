@@ -4,7 +4,7 @@
  * what `GET /v1/*` reads. Also the shared flags (`--redis`, `--redis-cluster`, `--prefix`,
  * `--data-dir`, `--pods`) and the mapping of API/connection errors to one-line errors.
  */
-import { HttpError, StatsReader } from '@shardline/api';
+import { ApiErrorCode, HttpError, StatsReader } from '@shardline/api';
 import { RedisFrontier } from '@shardline/frontier';
 import { type Command, Option } from 'commander';
 import type { Cluster, Redis } from 'ioredis';
@@ -71,10 +71,10 @@ export function toCommandError(error: unknown, label: string): unknown {
   if (error instanceof CliError) return error;
   if (isConnectionError(error)) return unreachable(label, error);
   if (error instanceof HttpError) {
-    if (error.code === 'SHARDLINE_ERR_API_UNKNOWN_DOMAIN') {
+    if (error.code === ApiErrorCode.UNKNOWN_DOMAIN) {
       return new CliError(CliErrorCode.UNKNOWN_DOMAIN, error.message);
     }
-    if (error.code === 'SHARDLINE_ERR_API_CURSOR') return usageError(`--cursor: ${error.message}`);
+    if (error.code === ApiErrorCode.CURSOR) return usageError(`--cursor: ${error.message}`);
     return new CliError(CliErrorCode.UNSUPPORTED, error.message);
   }
   return error;
