@@ -1,4 +1,4 @@
-import type { Plan } from './plan.js';
+import type { Plan } from './plan-report.js';
 
 const int = (n: number) => n.toLocaleString('en-US');
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`;

@@ -5,6 +5,7 @@ import { clip, domainOfLine } from '../lib/domains.js';
 import { meaningfulLines, openLines } from '../lib/lines.js';
 import { buildRing, type RingFlags } from './build.js';
 import { formatPlan } from './format-plan.js';
+import type { Plan } from './plan-report.js';
 
 /** Domains used when `--domains` is not given. */
 export const SYNTHETIC_DOMAINS = 100_000;
@@ -16,34 +17,6 @@ export interface PlanFlags extends RingFlags {
   remove?: number;
   domains?: string;
   json?: boolean;
-}
-
-/** Load of one pod before and after (`null` when the pod is not on that ring). */
-export interface PodLoad {
-  pod: string;
-  before: number | null;
-  after: number | null;
-}
-
-/** Everything `ring plan` reports; also its `--json` output. */
-export interface Plan {
-  change: 'add' | 'remove';
-  podsBefore: number;
-  podsAfter: number;
-  added: string[];
-  removed: string[];
-  vnodes: number;
-  seed: number;
-  domains: { count: number; source: 'synthetic' | 'file'; file?: string; badLines: number };
-  load: PodLoad[];
-  maxOverMean: { before: number; after: number };
-  moved: {
-    domains: number;
-    fraction: number;
-    optimum: number;
-    ratioToOptimum: number;
-    keyspaceFraction: number;
-  };
 }
 
 function podIds(pods: number | string[]): string[] {
