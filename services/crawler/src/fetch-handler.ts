@@ -14,7 +14,8 @@ import {
   resolveCharset,
 } from './content.js';
 import { FetchErrorCode } from './errors.js';
-import type { FetchOutcome } from './fetcher.js';
+import type { FetchOutcome, RawResponseHead } from './fetch-types.js';
+import { WireTap } from './wire-tap.js';
 
 export interface HandlerInit {
   url: string;
@@ -44,6 +45,7 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
   #headersAtMs: number | undefined;
   #status = 0;
   #headers: Record<string, string> = {};
+  #rawHead: RawResponseHead | undefined;
   #contentType: string | undefined;
   #headerCharset: string | undefined;
   #redirectTo: string | undefined;
@@ -63,6 +65,16 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
 
   get settled(): boolean {
     return this.#settled;
+  }
+
+  /**
+   * The handler to give the agent in front of `decoding` (the decompress handler wrapping this
+   * one): it passes everything on and records the response head as received for this fetch.
+   */
+  tap(decoding: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+    return new WireTap(decoding, (head) => {
+      if (!this.#settled) this.#rawHead = head;
+    });
   }
 
   arm(maxFetchMs: number, signal: AbortSignal | undefined): void {
@@ -222,6 +234,7 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
     if (body !== undefined) outcome.body = body;
     if (this.#redirectTo !== undefined) outcome.redirectTo = this.#redirectTo;
     if (this.#retryAfterMs !== undefined) outcome.retryAfterMs = this.#retryAfterMs;
+    if (this.#rawHead !== undefined) outcome.rawHead = this.#rawHead;
     if (error) outcome.error = error;
     this.#init.resolve(outcome);
   }

@@ -14,7 +14,7 @@ import {
 import { canonicalize } from '@shardline/url';
 import { LRUCache } from 'lru-cache';
 import { CrawlerError, CrawlerErrorCode, check, FetchErrorCode, invalidOption } from './errors.js';
-import type { FetchOptions, FetchOutcome, FetchTimings } from './fetcher.js';
+import type { FetchOptions, FetchOutcome, FetchTimings } from './fetch-types.js';
 
 const OWNER = 'RobotsLoaderOptions';
 
