@@ -121,7 +121,7 @@ export class DnsCache {
    * `new Agent({ connect: { lookup: cache.lookup } })`. Honours `options.family` (4, 6,
    * 'IPv4', 'IPv6', 0) and `options.all` (happy-eyeballs `autoSelectFamily` asks for all).
    * Errors reach the callback as {@link DnsError}, so a refused address fails the request with
-   * `code === 'SHARDLINE_ERR_DNS_REFUSED_ADDRESS'`.
+   * `code === DnsErrorCode.REFUSED_ADDRESS`.
    *
    * `net.connect` never calls `lookup` for an IP-literal host: wrap the connector with
    * {@link DnsCache.guardConnector} (or call `resolve()` first) to check those.

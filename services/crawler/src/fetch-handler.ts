@@ -26,6 +26,8 @@ export interface HandlerInit {
   oversize: 'truncate' | 'error';
   keepBody: 'html' | 'always' | 'never';
   onSent: ((sentAtMs: number) => void) | undefined;
+  /** Told when `onSent` throws; the fetch goes on (the request is already on its way). */
+  onSentError: (error: unknown) => void;
   resolve: (outcome: FetchOutcome) => void;
 }
 
@@ -103,8 +105,9 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
     this.#sentAtMs = Date.now();
     try {
       this.#init.onSent?.(this.#sentAtMs);
-    } catch {
-      // A throwing observer must not break the fetch.
+    } catch (error) {
+      // A throwing observer must not break the fetch; the fetcher counts it.
+      this.#init.onSentError(error);
     }
   }
 
@@ -287,9 +290,11 @@ const CONNECT_CODES = new Set([
   'UND_ERR_DESTROYED',
 ]);
 
+const DNS_CODES: ReadonlySet<string> = new Set(Object.values(DnsErrorCode));
+
 function mapCode(code: string): FetchErrorCode | undefined {
   if (code === DnsErrorCode.REFUSED_ADDRESS) return FetchErrorCode.DNS_REFUSED;
-  if (code.startsWith('SHARDLINE_ERR_DNS_') || /^(ENOTFOUND|EAI_|ENODATA|ESERVFAIL)/.test(code)) {
+  if (DNS_CODES.has(code) || /^(ENOTFOUND|EAI_|ENODATA|ESERVFAIL)/.test(code)) {
     return FetchErrorCode.DNS;
   }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return FetchErrorCode.CONNECT_TIMEOUT;

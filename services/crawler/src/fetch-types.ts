@@ -9,7 +9,10 @@ import type { FetchErrorCode } from './errors.js';
 export interface FetchOptions {
   /** Aborts the fetch; the outcome then carries `SHARDLINE_ERR_FETCH_ABORTED`. */
   signal?: AbortSignal;
-  /** Called (synchronously, epoch ms) at the moment the request head is written to the socket. */
+  /**
+   * Called (synchronously, epoch ms) at the moment the request head is written to the socket.
+   * If it throws, the fetch goes on and `Fetcher.stats().onSentErrors` counts it.
+   */
   onSent?: (sentAtMs: number) => void;
   /** Overrides `FetcherOptions.maxBodyBytes` for this call (robots.txt uses 500 KiB). */
   maxBodyBytes?: number;

@@ -87,6 +87,7 @@ export class Fetcher {
   readonly #headers: Record<string, string>;
   readonly #dns: FetcherDns | undefined;
   #closed = false;
+  #onSentErrors = 0;
 
   constructor(options: FetcherOptions = {}) {
     if (typeof options !== 'object' || options === null) {
@@ -223,6 +224,9 @@ export class Fetcher {
         oversize: this.#oversize,
         keepBody,
         onSent: options.onSent,
+        onSentError: () => {
+          this.#onSentErrors += 1;
+        },
         resolve,
       });
       handler.arm(this.#maxFetchMs, options.signal);
@@ -264,6 +268,11 @@ export class Fetcher {
     } catch (err) {
       handler.fail(err);
     }
+  }
+
+  /** Counters since construction: `onSentErrors` counts `FetchOptions.onSent` callbacks that threw. */
+  stats(): { onSentErrors: number } {
+    return { onSentErrors: this.#onSentErrors };
   }
 
   /** Stop accepting fetches and close the agent's sockets once in-flight requests finish. */

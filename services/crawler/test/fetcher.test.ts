@@ -392,6 +392,19 @@ describe('Fetcher', () => {
     expect(arrival - sentAtMs!).toBeLessThan(1000);
   });
 
+  it('counts an onSent observer that throws and still completes the fetch', async () => {
+    const before = fetcher.stats().onSentErrors;
+    const outcome = await fetcher.fetch(server.url('/page'), {
+      onSent: () => {
+        throw new Error('observer bug');
+      },
+    });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.status).toBe(200);
+    expect(outcome.timings.sentAtMs).toBeDefined();
+    expect(fetcher.stats().onSentErrors).toBe(before + 1);
+  });
+
   it('sets sentAtMs when the request leaves, not when fetch() is called (queued behind a busy socket)', async () => {
     const single = new Fetcher({ dns: testDns(), connectionsPerOrigin: 1 });
     try {
