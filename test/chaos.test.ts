@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { type DomainStats, RedisFrontier } from '@shardline/frontier';
 import { domainKey } from '@shardline/url';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, type RunnerTask } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type RunnerTask, vi } from 'vitest';
 import { type ChangeFigures, changeFigures, formatTable } from './chaos/figures.js';
 import { MembershipWatch } from './chaos/membership-watch.js';
 import { PodFleet, podOfUserAgent } from './chaos/pods.js';
@@ -84,15 +84,6 @@ async function sumDomains(): Promise<typeof totals & { per: DomainStats[] }> {
     dead: sum((s) => s.dead),
     per,
   };
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Requests of pod `id` the server is still answering. */
@@ -209,7 +200,12 @@ describe('chaos crawl of 300 hosts through scaling, kills, a SIGTERM and a Redis
     fleet.start('chaos-1');
     mark('start chaos-1 (seeds)');
     await watch.waitForMembers(['chaos-1'], 30_000);
-    await waitFor('the crawl to be under way', () => web.log.length >= 300, 30_000);
+    await vi.waitFor(
+      () => expect(web.log.length, 'the crawl under way').toBeGreaterThanOrEqual(300),
+      {
+        timeout: 30_000,
+      },
+    );
     mark('chaos-1 crawling');
 
     // Scale 1 → 4.
@@ -253,16 +249,17 @@ describe('chaos crawl of 300 hosts through scaling, kills, a SIGTERM and a Redis
     await sleep(500);
     await server.restart();
     mark('redis restarted');
-    await waitFor(
-      'pods to fetch again after the restart',
-      async () => {
+    await vi.waitFor(
+      () => {
         const since = events.at(-1)?.atMs ?? 0;
         const by = new Set(
           web.log.filter((e) => e.startMs > since).map((e) => podOfUserAgent(e.userAgent)),
         );
-        return by.has('chaos-1') && by.has('chaos-2');
+        expect([...by], 'pods fetching again after the restart').toEqual(
+          expect.arrayContaining(['chaos-1', 'chaos-2']),
+        );
       },
-      30_000,
+      { timeout: 30_000 },
     );
     mark('both pods fetching after the redis restart');
     await sleep(2000);
@@ -272,13 +269,15 @@ describe('chaos crawl of 300 hosts through scaling, kills, a SIGTERM and a Redis
     const epochBefore = watch.views.at(-1)?.epoch ?? -1;
     await killMidFetch('chaos-2');
     fleet.start('chaos-2');
-    await waitFor(
-      'chaos-2 to fetch again',
+    await vi.waitFor(
       () => {
         const since = events.at(-1)?.atMs ?? 0;
-        return web.log.some((e) => e.startMs > since && podOfUserAgent(e.userAgent) === 'chaos-2');
+        const again = web.log.some(
+          (e) => e.startMs > since && podOfUserAgent(e.userAgent) === 'chaos-2',
+        );
+        expect(again, 'chaos-2 fetching again').toBe(true);
       },
-      30_000,
+      { timeout: 30_000 },
     );
     const epochAfter = watch.views.at(-1)?.epoch ?? -1;
     restartsInSession.push({ pod: 'chaos-2', epochBefore, epochAfter });
@@ -287,15 +286,14 @@ describe('chaos crawl of 300 hosts through scaling, kills, a SIGTERM and a Redis
 
     // Let it finish: nothing queued, nothing in flight (exact per-domain counters), twice.
     let quietPolls = 0;
-    await waitFor(
-      'the crawl to drain',
+    await vi.waitFor(
       async () => {
         const s = await sumDomains();
         quietPolls = s.queued === 0 && s.inFlight === 0 ? quietPolls + 1 : 0;
         if (quietPolls === 0) await sleep(500);
-        return quietPolls >= 3;
+        expect(quietPolls, 'the crawl drained (three quiet polls)').toBeGreaterThanOrEqual(3);
       },
-      150_000,
+      { timeout: 150_000 },
     );
     mark('drained');
     for (const id of fleet.liveIds()) await sigterm(id);

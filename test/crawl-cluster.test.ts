@@ -17,7 +17,7 @@
 import type { CrawlerPod, CrawlResult } from '@shardline/crawler';
 import { domainKey } from '@shardline/url';
 import { type Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newClusterClient, newClusterPod, type PodSetup } from './crawl-cluster/pods.js';
 import {
   CRAWL,
@@ -59,14 +59,6 @@ const setup = (): PodSetup => ({
   resolve: web.resolveOverrides,
   ...CRAWL,
 });
-
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`not in time: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** All these pods hold the same ring, made of exactly them. */
 function agreed(pods: CrawlerPod[]): boolean {
@@ -120,7 +112,10 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
     const kc = newClusterPod('kc', setup());
     pods = { ka, kb, kc };
     await Promise.all([ka.start(), kb.start()]);
-    await until(() => agreed([ka, kb]), 'ka and kb agree on a ring');
+    await vi.waitFor(() => expect(agreed([ka, kb]), 'ka and kb agree on a ring').toBe(true), {
+      timeout: 15_000,
+      interval: 20,
+    });
     const t0 = now();
     phases = [{ changeAt: t0, settledAt: t0, owner: owners(ka) }];
     truthSize = web.groundTruth({ userAgentToken: 'shardline' }).reachableAllowed.size;
@@ -129,18 +124,30 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
     const fetched = () => ka.stats().fetched + kb.stats().fetched + kc.stats().fetched;
 
     // Scale up: a third pod joins after a quarter of the pages.
-    await until(() => fetched() >= truthSize / 4, 'a quarter fetched', 30_000);
+    await vi.waitFor(() => expect(fetched() >= truthSize / 4, 'a quarter fetched').toBe(true), {
+      timeout: 30_000,
+      interval: 20,
+    });
     const joinAt = now();
     await kc.start();
-    await until(() => agreed([ka, kb, kc]), 'three pods agree on a ring');
+    await vi.waitFor(() => expect(agreed([ka, kb, kc]), 'three pods agree on a ring').toBe(true), {
+      timeout: 15_000,
+      interval: 20,
+    });
     phases.push({ changeAt: joinAt, settledAt: now(), owner: owners(ka) });
 
     // Scale down: kb leaves gracefully at about half.
-    await until(() => fetched() >= truthSize / 2, 'half fetched', 30_000);
+    await vi.waitFor(() => expect(fetched() >= truthSize / 2, 'half fetched').toBe(true), {
+      timeout: 30_000,
+      interval: 20,
+    });
     const stopAt = now();
     await kb.stop();
     leftAt = now();
-    await until(() => agreed([ka, kc]), 'ka and kc agree on a ring');
+    await vi.waitFor(() => expect(agreed([ka, kc]), 'ka and kc agree on a ring').toBe(true), {
+      timeout: 15_000,
+      interval: 20,
+    });
     phases.push({ changeAt: stopAt, settledAt: now(), owner: owners(ka) });
 
     await Promise.all([ka.done, kc.done]);

@@ -1,10 +1,10 @@
 import type { LookupFunction } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { formatAddress, type ParsedAddress, parseAddress } from './address.js';
 import type { AddressClass } from './classify.js';
 import { DnsError, DnsErrorCode } from './errors.js';
 import { isLocalhost, normalizeHostname } from './hostname.js';
 import { type Connector, createLookup, guardConnector } from './lookup.js';
-import { LruMap } from './lru.js';
 import { type DnsCacheOptions, type ResolvedDnsCacheOptions, resolveOptions } from './options.js';
 import { OverrideTable } from './overrides.js';
 import { CompiledPolicy } from './policy.js';
@@ -30,7 +30,7 @@ export interface DnsCacheStats {
   coalesced: number;
   /** Calls rejected because every address was refused by the policy. */
   refused: number;
-  /** Entries held now (fresh or expired, positive or negative). */
+  /** Entries held now (fresh or expired but not yet looked up again, positive or negative). */
   size: number;
 }
 
@@ -58,7 +58,9 @@ export class DnsCache {
   readonly #policy: CompiledPolicy;
   readonly #overrides: OverrideTable;
   readonly #querier: DnsQuerier;
-  readonly #cache: LruMap<string, Entry>;
+  // Each entry expires on its own TTL (the clamped record TTL, or negativeTtlMs); an expired
+  // one is dropped when next looked up, or evicted as least recently used.
+  readonly #cache: LRUCache<string, Entry>;
   readonly #inflight = new Map<string, Promise<Entry>>();
   // Bumped by clear(): queries started before it must not write their answer back.
   #generation = 0;
@@ -72,7 +74,9 @@ export class DnsCache {
     this.#options = resolveOptions(options);
     this.#policy = new CompiledPolicy(this.#options);
     this.#overrides = new OverrideTable(this.#options.overrides);
-    this.#cache = new LruMap(this.#options.maxEntries);
+    // Bounded by count through `maxSize` (every entry weighs 1) rather than `max`, which would
+    // allocate all `maxEntries` slots (100 000 by default, ~3 MB) before the first lookup.
+    this.#cache = new LRUCache({ maxSize: this.#options.maxEntries, sizeCalculation: () => 1 });
     this.#querier = new DnsQuerier(this.#options);
   }
 
@@ -117,7 +121,7 @@ export class DnsCache {
    * `new Agent({ connect: { lookup: cache.lookup } })`. Honours `options.family` (4, 6,
    * 'IPv4', 'IPv6', 0) and `options.all` (happy-eyeballs `autoSelectFamily` asks for all).
    * Errors reach the callback as {@link DnsError}, so a refused address fails the request with
-   * `code === 'SHARDLINE_ERR_DNS_REFUSED_ADDRESS'`.
+   * `code === DnsErrorCode.REFUSED_ADDRESS`.
    *
    * `net.connect` never calls `lookup` for an IP-literal host: wrap the connector with
    * {@link DnsCache.guardConnector} (or call `resolve()` first) to check those.
@@ -183,7 +187,7 @@ export class DnsCache {
 
   async #entry(host: string): Promise<Entry> {
     const cached = this.#cache.get(host);
-    if (cached && cached.expiresAt > Date.now()) {
+    if (cached) {
       if (cached.kind === 'answer') this.#hits++;
       else this.#negativeHits++;
       return cached;
@@ -195,17 +199,18 @@ export class DnsCache {
     }
     this.#misses++;
     const generation = this.#generation;
-    const query = this.#query(host);
-    this.#inflight.set(host, query);
-    // Registered before any caller awaits `query`, so the entry is cached by the time they wake.
-    query
+    // The entry is cached inside the promise every caller awaits, so it is there by the time
+    // they wake; a rejection reaches the first caller and every coalesced one alike.
+    const query: Promise<Entry> = this.#query(host)
       .then((entry) => {
-        if (generation === this.#generation) this.#cache.set(host, entry);
+        const ttl = entry.expiresAt - Date.now();
+        if (generation === this.#generation && ttl > 0) this.#cache.set(host, entry, { ttl });
+        return entry;
       })
-      .catch(() => {})
       .finally(() => {
         if (this.#inflight.get(host) === query) this.#inflight.delete(host);
       });
+    this.#inflight.set(host, query);
     return query;
   }
 

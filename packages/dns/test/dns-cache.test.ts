@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DnsCache, type DnsCacheOptions, DnsErrorCode } from '../src/index.js';
+import { DnsQuerier } from '../src/query.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 
 const PUBLIC_V4 = '93.184.216.34';
@@ -27,6 +28,7 @@ beforeAll(async () => {
     'site1.test': { a: [PUBLIC_V4] },
     'dual.test': { a: [PUBLIC_V4], aaaa: [PUBLIC_V6] },
     'clear.test': { a: [PUBLIC_V4] },
+    'crash.test': { a: [PUBLIC_V4] },
   });
 });
 
@@ -142,6 +144,25 @@ describe('DnsCache LRU bound', () => {
     await cache.resolve('lru-b.test');
     expect(dns.count('lru-b.test')).toBe(2);
     expect(cache.stats().size).toBe(2);
+  });
+});
+
+describe('DnsCache query failures', () => {
+  it('a query that throws rejects every waiting caller, caches nothing, and the next call asks again', async () => {
+    // The querier turns every resolver error into a result, so a throw is a bug in between;
+    // the real server cannot produce one, hence the injected fault.
+    const crash = new Error('querier bug');
+    const spy = vi.spyOn(DnsQuerier.prototype, 'query').mockRejectedValueOnce(crash);
+    try {
+      const cache = cacheWith();
+      const calls = [cache.resolve('crash.test'), cache.resolve('crash.test')];
+      for (const call of calls) await expect(call).rejects.toBe(crash);
+      expect(cache.stats()).toMatchObject({ misses: 1, coalesced: 1, size: 0 });
+      expect((await cache.resolve('crash.test'))[0]?.address).toBe(PUBLIC_V4);
+      expect(dns.count('crash.test')).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 

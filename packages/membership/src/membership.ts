@@ -234,7 +234,8 @@ export class Membership extends EventEmitter<MembershipEvents> {
     const graceful = options.graceful ?? true;
     this.#state = 'stopping';
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#beating?.catch(() => {});
+    // #tick reports its own failure through 'error' and never rejects.
+    await this.#beating;
     if (graceful) {
       let released = false;
       if (options.releaseLeases) {
@@ -253,7 +254,8 @@ export class Membership extends EventEmitter<MembershipEvents> {
       // Done with our own index: one survivor now checks it once more (late entries).
       await this.#registry.reclaimUnlock(self, self);
       await Promise.allSettled([...this.#reclaiming.values()]);
-      await this.#sweeping?.catch(() => {});
+      // The sweep reports its own failure through 'error' (see #maybeSweep).
+      await this.#sweeping;
     }
     if (this.#subscriber) {
       this.#subscriber.disconnect();
@@ -476,7 +478,10 @@ export class Membership extends EventEmitter<MembershipEvents> {
     // Renew the lock while working; a holder that dies lets it expire to another survivor.
     const renew = setInterval(
       () => {
-        this.#registry.reclaimClaim(p.pod, self, this.#epoch, lockMs).catch(() => {});
+        // A lost renewal lets the lock lapse to another survivor mid-reclaim: say so.
+        this.#registry
+          .reclaimClaim(p.pod, self, this.#epoch, lockMs)
+          .catch((error: unknown) => this.#fail(error));
       },
       Math.max(50, Math.floor(lockMs / 3)),
     );

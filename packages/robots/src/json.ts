@@ -1,4 +1,4 @@
-import { describeValue, RobotsError } from './errors.js';
+import { describeValue, RobotsError, RobotsErrorCode } from './errors.js';
 import type { RobotsGroup } from './groups.js';
 
 /** Where a {@link RobotsTxt}'s answers come from. */
@@ -34,7 +34,7 @@ const PATTERN = /^[!-"$-~]+$/;
 
 function fail(path: string, value: unknown): never {
   throw new RobotsError(
-    'SHARDLINE_ERR_ROBOTS_INVALID_JSON',
+    RobotsErrorCode.INVALID_JSON,
     `invalid RobotsTxtJson: ${path} is ${describeValue(value)}`,
   );
 }

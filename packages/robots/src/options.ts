@@ -1,4 +1,4 @@
-import { describeValue, RobotsError } from './errors.js';
+import { describeValue, RobotsError, RobotsErrorCode } from './errors.js';
 
 /** Options of {@link RobotsTxt.parse} and {@link RobotsTxt.fromResponse}. */
 export interface RobotsOptions {
@@ -26,14 +26,14 @@ export interface ResolvedRobotsOptions {
 export function resolveOptions(options: RobotsOptions | undefined): ResolvedRobotsOptions {
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
     throw new RobotsError(
-      'SHARDLINE_ERR_ROBOTS_INVALID_OPTION',
+      RobotsErrorCode.INVALID_OPTION,
       `options must be an object; got ${describeValue(options)}`,
     );
   }
   const maxBytes = options?.maxBytes ?? DEFAULT_MAX_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < ROBOTS_MIN_MAX_BYTES) {
     throw new RobotsError(
-      'SHARDLINE_ERR_ROBOTS_INVALID_OPTION',
+      RobotsErrorCode.INVALID_OPTION,
       `maxBytes must be an integer >= ${ROBOTS_MIN_MAX_BYTES} (RFC 9309 §2.5); got ${describeValue(maxBytes)}`,
     );
   }
@@ -44,7 +44,7 @@ export function resolveOptions(options: RobotsOptions | undefined): ResolvedRobo
     maxCrawlDelayMs < 0
   ) {
     throw new RobotsError(
-      'SHARDLINE_ERR_ROBOTS_INVALID_OPTION',
+      RobotsErrorCode.INVALID_OPTION,
       `maxCrawlDelayMs must be a finite number >= 0; got ${describeValue(maxCrawlDelayMs)}`,
     );
   }

@@ -1,5 +1,5 @@
 import { canonicalPath } from './encoding.js';
-import { RobotsError } from './errors.js';
+import { RobotsError, RobotsErrorCode } from './errors.js';
 import { buildGroups, type RobotsGroup } from './groups.js';
 import {
   type RobotsGroupJson,
@@ -203,7 +203,7 @@ function requestPath(url: string): string {
       url.startsWith('/') && !url.startsWith('//') ? new URL(url, FALLBACK_BASE) : new URL(url);
   } catch {
     throw new RobotsError(
-      'SHARDLINE_ERR_ROBOTS_INVALID_URL',
+      RobotsErrorCode.INVALID_URL,
       `not an absolute URL or path: ${JSON.stringify(url)}`,
     );
   }

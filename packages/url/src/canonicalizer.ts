@@ -1,5 +1,5 @@
 import { domainKeyOfCanonicalHost } from './domain-key.js';
-import { UrlError, UrlOptionsError } from './errors.js';
+import { UrlError, UrlErrorCode, UrlOptionsError } from './errors.js';
 import { checkHost, stripTrailingDot } from './host.js';
 import { normalizePercentEncoding } from './percent-encoding.js';
 import { compileTrackingFilter, type ParamFilter } from './tracking-params.js';
@@ -108,17 +108,17 @@ export class Canonicalizer {
   canonicalize(input: string | URL, base?: string | URL): CanonicalUrl {
     const text = typeof input === 'string' ? input : input instanceof URL ? input.href : null;
     if (text === null) {
-      throw new UrlError('SHARDLINE_ERR_URL_INVALID', 'expected a string or a URL', String(input));
+      throw new UrlError(UrlErrorCode.INVALID, 'expected a string or a URL', String(input));
     }
     if (text.length > this.#maxInputChars) {
       throw new UrlError(
-        'SHARDLINE_ERR_URL_TOO_LONG',
+        UrlErrorCode.TOO_LONG,
         `input is ${text.length} characters, more than ${this.#maxInputChars}`,
         text,
       );
     }
     if (isBlank(text)) {
-      throw new UrlError('SHARDLINE_ERR_URL_INVALID', 'empty or whitespace-only input', text);
+      throw new UrlError(UrlErrorCode.INVALID, 'empty or whitespace-only input', text);
     }
     const baseText = base === undefined ? this.#base : String(base);
     let parsed: URL;
@@ -126,7 +126,7 @@ export class Canonicalizer {
       parsed = new URL(text, baseText);
     } catch {
       throw new UrlError(
-        'SHARDLINE_ERR_URL_INVALID',
+        UrlErrorCode.INVALID,
         baseText === undefined ? 'not a valid absolute URL' : 'not a valid URL reference',
         text,
       );
@@ -150,24 +150,20 @@ export class Canonicalizer {
     if (protocol === 'https:') scheme = 'https';
     else if (protocol === 'http:') scheme = 'http';
     else {
-      throw new UrlError(
-        'SHARDLINE_ERR_URL_SCHEME',
-        `scheme "${protocol}" is not http or https`,
-        input,
-      );
+      throw new UrlError(UrlErrorCode.SCHEME, `scheme "${protocol}" is not http or https`, input);
     }
     if (parsed.username !== '' || parsed.password !== '') {
-      throw new UrlError('SHARDLINE_ERR_URL_CREDENTIALS', 'URL carries credentials', input);
+      throw new UrlError(UrlErrorCode.CREDENTIALS, 'URL carries credentials', input);
     }
     const host = stripTrailingDot(parsed.hostname);
     const kind = checkHost(host);
     if (kind !== 'dns' && kind !== 'ipv4' && kind !== 'ipv6') {
-      throw new UrlError('SHARDLINE_ERR_URL_HOST', kind, input);
+      throw new UrlError(UrlErrorCode.HOST, kind, input);
     }
     // WHATWG already drops a default port, so a non-empty port is never 80 on http.
     const portText = parsed.port;
     const port = portText === '' ? (scheme === 'https' ? 443 : 80) : Number(portText);
-    if (port === 0) throw new UrlError('SHARDLINE_ERR_URL_INVALID', 'port 0', input);
+    if (port === 0) throw new UrlError(UrlErrorCode.INVALID, 'port 0', input);
     const origin = portText === '' ? `${scheme}://${host}` : `${scheme}://${host}:${portText}`;
     const path = normalizePercentEncoding(parsed.pathname);
     const search = parsed.search;
@@ -177,7 +173,7 @@ export class Canonicalizer {
     // so its length in code units is its length in UTF-8 bytes.
     if (url.length > this.#maxUrlBytes) {
       throw new UrlError(
-        'SHARDLINE_ERR_URL_TOO_LONG',
+        UrlErrorCode.TOO_LONG,
         `canonical URL is ${url.length} bytes, more than ${this.#maxUrlBytes}`,
         input,
       );

@@ -1,5 +1,5 @@
 import { parse } from 'tldts';
-import { UrlError } from './errors.js';
+import { UrlError, UrlErrorCode } from './errors.js';
 import { checkHost, type HostKind, stripTrailingDot } from './host.js';
 
 /**
@@ -86,7 +86,7 @@ const NOT_IN_HOST = /[/\\?#@\s]/;
  */
 export function domainKey(urlOrHost: string): string {
   if (typeof urlOrHost !== 'string') {
-    throw new UrlError('SHARDLINE_ERR_URL_INVALID', 'expected a string', String(urlOrHost));
+    throw new UrlError(UrlErrorCode.INVALID, 'expected a string', String(urlOrHost));
   }
   if (urlOrHost.includes('://')) return domainKeyOfUrl(urlOrHost);
   return domainKeyOfBareHost(urlOrHost);
@@ -97,27 +97,23 @@ function domainKeyOfUrl(input: string): string {
   try {
     url = new URL(input);
   } catch {
-    throw new UrlError('SHARDLINE_ERR_URL_INVALID', 'not a valid URL', input);
+    throw new UrlError(UrlErrorCode.INVALID, 'not a valid URL', input);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UrlError(
-      'SHARDLINE_ERR_URL_SCHEME',
-      `scheme "${url.protocol}" is not http or https`,
-      input,
-    );
+    throw new UrlError(UrlErrorCode.SCHEME, `scheme "${url.protocol}" is not http or https`, input);
   }
   return keyOfParsedHost(url.hostname, input);
 }
 
 function domainKeyOfBareHost(input: string): string {
   if (input.length === 0) {
-    throw new UrlError('SHARDLINE_ERR_URL_HOST', 'empty host', input);
+    throw new UrlError(UrlErrorCode.HOST, 'empty host', input);
   }
   if (CANONICAL_NAME.test(input) && !needsWhatwg(input)) {
     return keyOfParsedHost(input, input);
   }
   if (NOT_IN_HOST.test(input)) {
-    throw new UrlError('SHARDLINE_ERR_URL_HOST', 'not a bare host', input);
+    throw new UrlError(UrlErrorCode.HOST, 'not a bare host', input);
   }
   let host = input;
   const colon = input.indexOf(':');
@@ -125,19 +121,19 @@ function domainKeyOfBareHost(input: string): string {
     // Two colons or more outside brackets can only be an IPv6 address; one is a port.
     if (input.charCodeAt(0) === 91 /* [ */) {
       if (input.charCodeAt(input.length - 1) !== 93 /* ] */) {
-        throw new UrlError('SHARDLINE_ERR_URL_HOST', 'host has a port or stray "["', input);
+        throw new UrlError(UrlErrorCode.HOST, 'host has a port or stray "["', input);
       }
     } else if (input.indexOf(':', colon + 1) !== -1) {
       host = `[${input}]`;
     } else {
-      throw new UrlError('SHARDLINE_ERR_URL_HOST', 'host has a port', input);
+      throw new UrlError(UrlErrorCode.HOST, 'host has a port', input);
     }
   }
   let url: URL;
   try {
     url = new URL(`http://${host}/`);
   } catch {
-    throw new UrlError('SHARDLINE_ERR_URL_HOST', 'not a valid host', input);
+    throw new UrlError(UrlErrorCode.HOST, 'not a valid host', input);
   }
   return keyOfParsedHost(url.hostname, input);
 }
@@ -158,7 +154,7 @@ function keyOfParsedHost(hostname: string, input: string): string {
   const host = stripTrailingDot(hostname);
   const kind = checkHost(host);
   if (kind !== 'dns' && kind !== 'ipv4' && kind !== 'ipv6') {
-    throw new UrlError('SHARDLINE_ERR_URL_HOST', kind, input);
+    throw new UrlError(UrlErrorCode.HOST, kind, input);
   }
   return domainKeyOfCanonicalHost(host, kind);
 }

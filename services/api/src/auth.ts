@@ -1,7 +1,7 @@
 /** Bearer-token check of mutating routes, in constant time. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from './errors.js';
+import { ApiErrorCode, HttpError } from './errors.js';
 
 function digest(text: string): Buffer {
   // Hashing first gives equal-length inputs, so timingSafeEqual leaks not even the length.
@@ -19,14 +19,14 @@ export function bearerGuard(token: string | undefined): (request: FastifyRequest
     if (expected === undefined) {
       throw new HttpError(
         403,
-        'SHARDLINE_ERR_API_TOKEN_NOT_CONFIGURED',
+        ApiErrorCode.TOKEN_NOT_CONFIGURED,
         'mutating routes are disabled: set API_TOKEN on the API server to enable them',
       );
     }
     const header = request.headers.authorization ?? '';
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      throw new HttpError(401, 'SHARDLINE_ERR_API_UNAUTHORIZED', 'missing or wrong bearer token', {
+      throw new HttpError(401, ApiErrorCode.UNAUTHORIZED, 'missing or wrong bearer token', {
         headers: { 'www-authenticate': 'Bearer realm="shardline"' },
       });
     }

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_VNODES, diffRings, HashRing } from '@shardline/ring';
 import type { ClusterMember, ClusterView, MembershipSource, RingParams } from './cluster-view.js';
-import { ApiOptionsError, HttpError } from './errors.js';
+import { ApiErrorCode, ApiOptionsError, HttpError } from './errors.js';
 
 /** Options of {@link ClusterRing}. */
 export interface ClusterRingOptions {
@@ -86,7 +86,7 @@ export class ClusterRing {
     if (!ring || ring.size === 0) {
       throw new HttpError(
         503,
-        'SHARDLINE_ERR_API_NO_PODS',
+        ApiErrorCode.NO_PODS,
         'no live pods in the cluster: URLs cannot be assigned to an owner yet',
       );
     }

@@ -2,7 +2,7 @@
  * Opaque paging cursors: base64url of a small JSON object. Clients pass back what they
  * got; anything else is a 400 (`SHARDLINE_ERR_API_CURSOR`), never a crash or a scan.
  */
-import { HttpError } from './errors.js';
+import { ApiErrorCode, HttpError } from './errors.js';
 
 /** Keyset position in a ZSET walked from the highest score down. */
 export interface ScoreCursor {
@@ -27,8 +27,7 @@ function encode(value: object): string {
 }
 
 function decode(text: string): Record<string, unknown> {
-  const bad = () =>
-    new HttpError(400, 'SHARDLINE_ERR_API_CURSOR', 'cursor is not one this API issued');
+  const bad = () => new HttpError(400, ApiErrorCode.CURSOR, 'cursor is not one this API issued');
   if (!/^[A-Za-z0-9_-]{1,512}$/.test(text)) throw bad();
   try {
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
@@ -49,12 +48,12 @@ export function encodeScoreCursor(cursor: ScoreCursor): string {
 export function decodeScoreCursor(text: string, sort: string): ScoreCursor {
   const o = decode(text);
   if (o.v !== 1 || o.t !== 's' || !isCount(o.k) || typeof o.c !== 'number') {
-    throw new HttpError(400, 'SHARDLINE_ERR_API_CURSOR', 'cursor is not one this API issued');
+    throw new HttpError(400, ApiErrorCode.CURSOR, 'cursor is not one this API issued');
   }
   if (o.s !== sort) {
     throw new HttpError(
       400,
-      'SHARDLINE_ERR_API_CURSOR',
+      ApiErrorCode.CURSOR,
       `cursor was issued for sort=${String(o.s)}, not sort=${sort}`,
     );
   }
@@ -71,7 +70,7 @@ export function decodeListCursor(text: string, key: string): ListCursor {
   if (o.v !== 1 || o.t !== 'l' || !isCount(o.o) || !isCount(o.n) || o.d !== key) {
     throw new HttpError(
       400,
-      'SHARDLINE_ERR_API_CURSOR',
+      ApiErrorCode.CURSOR,
       'cursor is not one this API issued for this list',
     );
   }
@@ -122,7 +121,7 @@ export function decodeDeadLetterCursor(text: string): DeadLetterCursor {
   ) {
     throw new HttpError(
       400,
-      'SHARDLINE_ERR_API_CURSOR',
+      ApiErrorCode.CURSOR,
       'cursor is not one this API issued for the dead letters of all domains',
     );
   }

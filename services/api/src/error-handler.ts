@@ -9,25 +9,17 @@ import type { Cluster, Redis } from 'ioredis';
 import { ApiErrorCode, type ErrorDetail, HttpError } from './errors.js';
 
 const PARSER_ERRORS: Record<string, [number, ApiErrorCode, string]> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'SHARDLINE_ERR_API_BAD_JSON', 'body is not valid JSON'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [
-    400,
-    'SHARDLINE_ERR_API_BAD_JSON',
-    'body is empty; send a JSON object',
-  ],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, ApiErrorCode.BAD_JSON, 'body is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, ApiErrorCode.BAD_JSON, 'body is empty; send a JSON object'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
     400,
-    'SHARDLINE_ERR_API_BAD_JSON',
+    ApiErrorCode.BAD_JSON,
     'Content-Length does not match the body',
   ],
-  FST_ERR_CTP_BODY_TOO_LARGE: [
-    413,
-    'SHARDLINE_ERR_API_BODY_TOO_LARGE',
-    'body is larger than the limit',
-  ],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, ApiErrorCode.BODY_TOO_LARGE, 'body is larger than the limit'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [
     415,
-    'SHARDLINE_ERR_API_UNSUPPORTED_MEDIA_TYPE',
+    ApiErrorCode.UNSUPPORTED_MEDIA_TYPE,
     'send the body as application/json',
   ],
 };
@@ -87,7 +79,7 @@ export function installErrorHandlers(
         reply,
         new HttpError(
           400,
-          'SHARDLINE_ERR_API_VALIDATION',
+          ApiErrorCode.VALIDATION,
           `invalid ${where}: ${details[0]?.path} ${details[0]?.message}`,
           {
             details,
@@ -108,24 +100,21 @@ export function installErrorHandlers(
       request.log.warn({ err: error }, 'redis unavailable');
       return send(
         reply,
-        new HttpError(503, 'SHARDLINE_ERR_API_UNAVAILABLE', 'Redis is unreachable; try again'),
+        new HttpError(503, ApiErrorCode.UNAVAILABLE, 'Redis is unreachable; try again'),
       );
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return send(
-        reply,
-        new HttpError(error.statusCode, 'SHARDLINE_ERR_API_VALIDATION', error.message),
-      );
+      return send(reply, new HttpError(error.statusCode, ApiErrorCode.VALIDATION, error.message));
     }
     request.log.error({ err: error }, 'request failed');
-    return send(reply, new HttpError(500, 'SHARDLINE_ERR_API_INTERNAL', 'internal error'));
+    return send(reply, new HttpError(500, ApiErrorCode.INTERNAL, 'internal error'));
   });
   app.setNotFoundHandler((request, reply) =>
     send(
       reply,
       new HttpError(
         404,
-        'SHARDLINE_ERR_API_NOT_FOUND',
+        ApiErrorCode.NOT_FOUND,
         `no route ${request.method} ${request.url.split('?')[0]}`,
       ),
     ),

@@ -55,7 +55,7 @@ export class ApiOptionsError extends ApiError {
 
   constructor(option: string, value: unknown, expected: string) {
     super(
-      'SHARDLINE_ERR_API_OPTIONS',
+      ApiErrorCode.OPTIONS,
       `option ${option} must be ${expected}, got ${show(value)} (${typeName(value)})`,
     );
     this.option = option;
@@ -69,10 +69,7 @@ export class ApiConfigError extends ApiError {
   readonly variable: string;
 
   constructor(variable: string, value: string, expected: string) {
-    super(
-      'SHARDLINE_ERR_API_CONFIG',
-      `${variable} must be ${expected}, got ${JSON.stringify(value)}`,
-    );
+    super(ApiErrorCode.CONFIG, `${variable} must be ${expected}, got ${JSON.stringify(value)}`);
     this.variable = variable;
   }
 }

@@ -14,7 +14,8 @@ import {
   resolveCharset,
 } from './content.js';
 import { FetchErrorCode } from './errors.js';
-import type { FetchOutcome } from './fetcher.js';
+import type { FetchOutcome, RawResponseHead } from './fetch-types.js';
+import { WireTap } from './wire-tap.js';
 
 export interface HandlerInit {
   url: string;
@@ -25,6 +26,8 @@ export interface HandlerInit {
   oversize: 'truncate' | 'error';
   keepBody: 'html' | 'always' | 'never';
   onSent: ((sentAtMs: number) => void) | undefined;
+  /** Told when `onSent` throws; the fetch goes on (the request is already on its way). */
+  onSentError: (error: unknown) => void;
   resolve: (outcome: FetchOutcome) => void;
 }
 
@@ -44,6 +47,7 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
   #headersAtMs: number | undefined;
   #status = 0;
   #headers: Record<string, string> = {};
+  #rawHead: RawResponseHead | undefined;
   #contentType: string | undefined;
   #headerCharset: string | undefined;
   #redirectTo: string | undefined;
@@ -63,6 +67,16 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
 
   get settled(): boolean {
     return this.#settled;
+  }
+
+  /**
+   * The handler to give the agent in front of `decoding` (the decompress handler wrapping this
+   * one): it passes everything on and records the response head as received for this fetch.
+   */
+  tap(decoding: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+    return new WireTap(decoding, (head) => {
+      if (!this.#settled) this.#rawHead = head;
+    });
   }
 
   arm(maxFetchMs: number, signal: AbortSignal | undefined): void {
@@ -91,8 +105,9 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
     this.#sentAtMs = Date.now();
     try {
       this.#init.onSent?.(this.#sentAtMs);
-    } catch {
-      // A throwing observer must not break the fetch.
+    } catch (error) {
+      // A throwing observer must not break the fetch; the fetcher counts it.
+      this.#init.onSentError(error);
     }
   }
 
@@ -222,6 +237,7 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
     if (body !== undefined) outcome.body = body;
     if (this.#redirectTo !== undefined) outcome.redirectTo = this.#redirectTo;
     if (this.#retryAfterMs !== undefined) outcome.retryAfterMs = this.#retryAfterMs;
+    if (this.#rawHead !== undefined) outcome.rawHead = this.#rawHead;
     if (error) outcome.error = error;
     this.#init.resolve(outcome);
   }
@@ -274,9 +290,11 @@ const CONNECT_CODES = new Set([
   'UND_ERR_DESTROYED',
 ]);
 
+const DNS_CODES: ReadonlySet<string> = new Set(Object.values(DnsErrorCode));
+
 function mapCode(code: string): FetchErrorCode | undefined {
   if (code === DnsErrorCode.REFUSED_ADDRESS) return FetchErrorCode.DNS_REFUSED;
-  if (code.startsWith('SHARDLINE_ERR_DNS_') || /^(ENOTFOUND|EAI_|ENODATA|ESERVFAIL)/.test(code)) {
+  if (DNS_CODES.has(code) || /^(ENOTFOUND|EAI_|ENODATA|ESERVFAIL)/.test(code)) {
     return FetchErrorCode.DNS;
   }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return FetchErrorCode.CONNECT_TIMEOUT;

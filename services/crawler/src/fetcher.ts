@@ -7,6 +7,14 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher, interceptors } from 'undici';
 import { CrawlerError, CrawlerErrorCode, check, FetchErrorCode, invalidOption } from './errors.js';
 import { FetchHandler } from './fetch-handler.js';
+import type { FetchOptions, FetchOutcome } from './fetch-types.js';
+
+export type {
+  FetchOptions,
+  FetchOutcome,
+  FetchTimings,
+  RawResponseHead,
+} from './fetch-types.js';
 
 const OWNER = 'FetcherOptions';
 
@@ -59,60 +67,6 @@ export interface FetcherDns {
   resolve?(hostname: string): Promise<unknown>;
 }
 
-/** Per-call options of {@link Fetcher.fetch}. */
-export interface FetchOptions {
-  /** Aborts the fetch; the outcome then carries `SHARDLINE_ERR_FETCH_ABORTED`. */
-  signal?: AbortSignal;
-  /** Called (synchronously, epoch ms) at the moment the request head is written to the socket. */
-  onSent?: (sentAtMs: number) => void;
-  /** Overrides `FetcherOptions.maxBodyBytes` for this call (robots.txt uses 500 KiB). */
-  maxBodyBytes?: number;
-  /**
-   * Which bodies are kept: `'html'` keeps 2xx `text/html` / `application/xhtml+xml` (and responses
-   * without a Content-Type); `'always'` keeps every body (robots.txt); `'never'` keeps none.
-   * @default 'html'
-   */
-  keepBody?: 'html' | 'always' | 'never';
-}
-
-/** What one fetch produced. Never thrown; failures carry `error`. */
-export interface FetchOutcome {
-  /** The URL as requested. */
-  url: string;
-  /** HTTP status, or 0 when no response head arrived. */
-  status: number;
-  /** Response headers, names lower-cased, repeated fields joined with `, `. Content-Encoding and Content-Length are removed when the body was decoded. */
-  headers: Record<string, string>;
-  /** Lower-cased media type without parameters (`text/html`). */
-  contentType?: string;
-  /** Encoding the body is in (WHATWG name): BOM, then Content-Type, then `<meta>` in the first 1024 bytes, else `utf-8`. */
-  charset?: string;
-  /** The kept body (see `FetchOptions.keepBody`), at most the cap; may be partial when `truncated` or `error`. */
-  body?: Buffer;
-  /** Decoded body bytes received (may pass the cap by less than one chunk). */
-  bytes: number;
-  /** Reading stopped before the end of the body (cap, drain limit, timeout). */
-  truncated: boolean;
-  /** Absolute target of a 3xx `Location`, resolved against `url`; never followed. */
-  redirectTo?: string;
-  /** Parsed `Retry-After` (delta seconds or HTTP-date), capped by `maxRetryAfterMs`. */
-  retryAfterMs?: number;
-  timings: FetchTimings;
-  error?: { code: FetchErrorCode; message: string };
-}
-
-/** Epoch-ms timestamps of one fetch. */
-export interface FetchTimings {
-  /** When `fetch()` was called. */
-  startedAtMs: number;
-  /** When the request head was written to the socket; absent if it never was. Politeness gaps are measured between these. */
-  sentAtMs?: number;
-  /** When the response head was complete; absent if it never was. */
-  headersAtMs?: number;
-  /** When the outcome was settled. */
-  endAtMs: number;
-}
-
 const DEFAULT_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5';
 const DEFAULT_ACCEPT_ENCODING = 'gzip, deflate, br';
 
@@ -123,8 +77,8 @@ export class Fetcher {
   /** The product token (what robots.txt `User-agent:` lines are matched against). */
   readonly productToken: string;
   readonly #agent: Agent;
-  // The agent with the decompress interceptor in front; all requests go through this one.
-  readonly #dispatcher: Dispatcher;
+  // undici's decompress interceptor; each fetch puts it between its handler and the wire tap.
+  readonly #decompress: Dispatcher.DispatcherComposeInterceptor;
   readonly #maxFetchMs: number;
   readonly #maxBodyBytes: number;
   readonly #maxDrainBytes: number;
@@ -133,6 +87,7 @@ export class Fetcher {
   readonly #headers: Record<string, string>;
   readonly #dns: FetcherDns | undefined;
   #closed = false;
+  #onSentErrors = 0;
 
   constructor(options: FetcherOptions = {}) {
     if (typeof options !== 'object' || options === null) {
@@ -220,7 +175,7 @@ export class Fetcher {
     // No redirect interceptor on purpose: a redirect is a new URL for the frontier, which owns
     // dedup, scope and politeness for it. undici's decompress interceptor hands us decoded
     // chunks with backpressure, so our cap counts decoded bytes (zip bombs stop at the cap).
-    this.#dispatcher = this.#agent.compose(interceptors.decompress({ skipErrorResponses: false }));
+    this.#decompress = interceptors.decompress({ skipErrorResponses: false });
   }
 
   /**
@@ -269,6 +224,9 @@ export class Fetcher {
         oversize: this.#oversize,
         keepBody,
         onSent: options.onSent,
+        onSentError: () => {
+          this.#onSentErrors += 1;
+        },
         resolve,
       });
       handler.arm(this.#maxFetchMs, options.signal);
@@ -287,8 +245,12 @@ export class Fetcher {
 
   #dispatch(target: URL, handler: FetchHandler): void {
     if (handler.settled) return;
+    // handler ← decompress ← wire tap ← agent: the tap sees the head as received, before the
+    // decompress step strips it, and hands it to this fetch's handler.
+    const toWire: Dispatcher['dispatch'] = (request, decoding) =>
+      this.#agent.dispatch(request, handler.tap(decoding));
     try {
-      this.#dispatcher.dispatch(
+      this.#decompress(toWire)(
         {
           origin: target.origin,
           path: `${target.pathname}${target.search}`,
@@ -306,6 +268,11 @@ export class Fetcher {
     } catch (err) {
       handler.fail(err);
     }
+  }
+
+  /** Counters since construction: `onSentErrors` counts `FetchOptions.onSent` callbacks that threw. */
+  stats(): { onSentErrors: number } {
+    return { onSentErrors: this.#onSentErrors };
   }
 
   /** Stop accepting fetches and close the agent's sockets once in-flight requests finish. */

@@ -8,13 +8,13 @@ export {
   CrawlOutcomeCode,
   FetchErrorCode,
 } from './errors.js';
-export {
-  Fetcher,
-  type FetcherOptions,
-  type FetchOptions,
-  type FetchOutcome,
-  type FetchTimings,
-} from './fetcher.js';
+export type {
+  FetchOptions,
+  FetchOutcome,
+  FetchTimings,
+  RawResponseHead,
+} from './fetch-types.js';
+export { Fetcher, type FetcherOptions } from './fetcher.js';
 export {
   HealthServer,
   type HealthServerOptions,

@@ -12,8 +12,9 @@ import {
   type RobotsTxtJson,
 } from '@shardline/robots';
 import { canonicalize } from '@shardline/url';
+import { LRUCache } from 'lru-cache';
 import { CrawlerError, CrawlerErrorCode, check, FetchErrorCode, invalidOption } from './errors.js';
-import type { FetchOptions, FetchOutcome, FetchTimings } from './fetcher.js';
+import type { FetchOptions, FetchOutcome, FetchTimings } from './fetch-types.js';
 
 const OWNER = 'RobotsLoaderOptions';
 
@@ -38,8 +39,8 @@ export interface RobotsCacheRecord {
 
 /**
  * Second-level cache shared by pods (the pod backs it with Redis). `set` receives the TTL the
- * store should apply (e.g. `SET … PX ttlMs`). Errors are swallowed by the loader: a broken
- * cache costs a fetch, never a wrong answer.
+ * store should apply (e.g. `SET … PX ttlMs`). The loader counts its errors
+ * (`stats().sharedCacheErrors`) and goes on: a broken cache costs a fetch, never a wrong answer.
  */
 export interface RobotsSharedCache {
   get(origin: string): Promise<RobotsCacheRecord | undefined>;
@@ -100,7 +101,7 @@ export interface RobotsLoaderOptions {
    * about the site, so it must not count as unreachable. @default undefined
    */
   signal?: AbortSignal;
-  /** Origins kept in the in-process LRU. @default 10000 */
+  /** Origins kept in the in-process LRU (fresh and expired ones alike). @default 10000 */
   maxEntries?: number;
   /** Lifetime of a fetched robots.txt; RFC 9309 §2.4 caps it at 24 h. @default 86400000 */
   ttlMs?: number;
@@ -135,21 +136,23 @@ export class RobotsLoader {
   readonly #beforeFetch: ((origin: string) => Promise<void>) | undefined;
   readonly #onFetch: ((hop: RobotsFetchHop) => void) | undefined;
   readonly #signal: AbortSignal | undefined;
-  readonly #maxEntries: number;
   readonly #ttlMs: number;
   readonly #minTtlMs: number;
   readonly #unreachableRetryMs: number;
   readonly #maxRedirects: number;
   readonly #maxBytes: number;
   readonly #now: () => number;
-  // Insertion order is recency order: a hit is deleted and re-set, the oldest key is evicted.
-  readonly #memory = new Map<string, MemoryEntry>();
+  // Each entry lives until its expiresAtMs on the loader's clock; an expired one stays (unused)
+  // until a new answer replaces it or it is evicted, so its unreachable count carries on.
+  readonly #memory: LRUCache<string, MemoryEntry>;
   // One promise per origin being loaded; every concurrent caller awaits the same one.
   readonly #inflight = new Map<string, Promise<RobotsLoadResult>>();
   #fetches = 0;
   #coalesced = 0;
   #memoryHits = 0;
   #sharedHits = 0;
+  #sharedCacheErrors = 0;
+  #onFetchErrors = 0;
 
   constructor(options: RobotsLoaderOptions) {
     if (typeof options !== 'object' || options === null) {
@@ -174,7 +177,7 @@ export class RobotsLoader {
       throw invalidOption(OWNER, 'signal', signal, 'an AbortSignal');
     }
     this.#signal = signal;
-    this.#maxEntries = check.int(OWNER, 'maxEntries', options.maxEntries, 10_000, 1);
+    const maxEntries = check.int(OWNER, 'maxEntries', options.maxEntries, 10_000, 1);
     this.#ttlMs = check.int(
       OWNER,
       'ttlMs',
@@ -215,6 +218,13 @@ export class RobotsLoader {
       ROBOTS_MAX_BYTES,
     );
     this.#now = check.fn<() => number>(OWNER, 'now', options.now) ?? Date.now;
+    this.#memory = new LRUCache({
+      max: maxEntries,
+      // Entry TTLs are measured on the loader's own clock (tests move it), read afresh each time.
+      perf: { now: this.#now },
+      ttlResolution: 0,
+      noDeleteOnStaleGet: true,
+    });
   }
 
   /**
@@ -251,22 +261,17 @@ export class RobotsLoader {
         ),
       );
     }
-    const now = this.#now();
     const cached = this.#memory.get(origin);
     if (cached) {
-      if (cached.expiresAtMs > now) {
-        this.#memory.delete(origin);
-        this.#memory.set(origin, cached);
-        this.#memoryHits += 1;
-        return Promise.resolve({
-          origin,
-          robots: cached.robots,
-          from: 'memory',
-          expiresAtMs: cached.expiresAtMs,
-          unreachable: cached.unreachable,
-          hops: [],
-        });
-      }
+      this.#memoryHits += 1;
+      return Promise.resolve({
+        origin,
+        robots: cached.robots,
+        from: 'memory',
+        expiresAtMs: cached.expiresAtMs,
+        unreachable: cached.unreachable,
+        hops: [],
+      });
     }
     const running = this.#inflight.get(origin);
     if (running) {
@@ -274,20 +279,27 @@ export class RobotsLoader {
       return running;
     }
     // An expired entry stays until the new answer replaces it: its unreachable count carries on.
-    const promise = this.#loadUncached(origin, cached?.unreachable ?? 0).finally(() =>
+    const expired = this.#memory.peek(origin, { allowStale: true });
+    const promise = this.#loadUncached(origin, expired?.unreachable ?? 0).finally(() =>
       this.#inflight.delete(origin),
     );
     this.#inflight.set(origin, promise);
     return promise;
   }
 
-  /** Counters since construction. */
+  /**
+   * Counters since construction. `sharedCacheErrors` counts shared-cache reads and writes that
+   * failed (or read a corrupt record) and fell back to a fetch / went unstored; `onFetchErrors`
+   * counts throws of the `onFetch` observer, which do not stop the load.
+   */
   stats(): {
     memoryHits: number;
     sharedHits: number;
     fetches: number;
     coalesced: number;
     size: number;
+    sharedCacheErrors: number;
+    onFetchErrors: number;
   } {
     return {
       memoryHits: this.#memoryHits,
@@ -295,12 +307,9 @@ export class RobotsLoader {
       fetches: this.#fetches,
       coalesced: this.#coalesced,
       size: this.#memory.size,
+      sharedCacheErrors: this.#sharedCacheErrors,
+      onFetchErrors: this.#onFetchErrors,
     };
-  }
-
-  /** Forget the in-process copy of one origin (the shared cache is left alone). */
-  forget(urlOrOrigin: string): void {
-    this.#memory.delete(canonicalize(urlOrOrigin).origin);
   }
 
   async #loadUncached(origin: string, unreachableBefore: number): Promise<RobotsLoadResult> {
@@ -330,7 +339,8 @@ export class RobotsLoader {
         // fetch, by any pod, continues its count.
         await this.#shared.set(origin, record, unreachable > 0 ? ttlMs + this.#ttlMs : ttlMs);
       } catch {
-        // A cache that cannot store costs later fetches, not correctness.
+        // A cache that cannot store costs later fetches, not correctness: counted, not thrown.
+        this.#sharedCacheErrors += 1;
       }
     }
     return { origin, robots, from: 'fetch', expiresAtMs, unreachable, hops };
@@ -365,19 +375,18 @@ export class RobotsLoader {
         fresh: expiresAtMs > this.#now(),
       };
     } catch {
-      // Unreachable store or a corrupt record: fall through to a fetch.
+      // Unreachable store or a corrupt record: counted, and a fetch answers instead.
+      this.#sharedCacheErrors += 1;
       return undefined;
     }
   }
 
   #remember(origin: string, robots: RobotsTxt, expiresAtMs: number, unreachable: number): void {
-    this.#memory.delete(origin);
-    this.#memory.set(origin, { robots, expiresAtMs, unreachable });
-    while (this.#memory.size > this.#maxEntries) {
-      const oldest = this.#memory.keys().next().value;
-      if (oldest === undefined) break;
-      this.#memory.delete(oldest);
-    }
+    const ttl = expiresAtMs - this.#now();
+    // lru-cache reads a TTL of 0 as "never expires": an answer already expired (max-age=0 with
+    // minTtlMs 0, always reachable) replaces the old entry and is not kept itself.
+    if (ttl > 0) this.#memory.set(origin, { robots, expiresAtMs, unreachable }, { ttl });
+    else this.#memory.delete(origin);
   }
 
   async #fetchRobots(
@@ -407,7 +416,8 @@ export class RobotsLoader {
       try {
         this.#onFetch?.(hop);
       } catch {
-        // Bookkeeping must not break loading.
+        // Bookkeeping must not break loading: counted, not thrown.
+        this.#onFetchErrors += 1;
       }
       // After onFetch, which settles the request's politeness bookkeeping.
       if (outcome.error?.code === FetchErrorCode.ABORTED) throw aborted();

@@ -61,9 +61,15 @@ export interface WorkLoopOptions {
    * `true` stops the loop.
    */
   shouldExit?: () => Promise<boolean>;
-  /** Reports errors of claims and heartbeats (the loop keeps going). */
+  /**
+   * Reports errors of claims, heartbeats and the wake channel's unsubscribe at the end (the
+   * loop keeps going / still ends).
+   */
   onError?: (error: unknown, where: 'claim' | 'heartbeat' | 'wake') => void;
-  /** Reports a lease whose heartbeat found it gone (its fetch continues; complete will be late). */
+  /**
+   * Reports, once, a lease whose heartbeat found it gone (its fetch continues; complete will be
+   * late); the lease is not beaten again.
+   */
   onLeaseLost?: (lease: Lease) => void;
 }
 
@@ -71,6 +77,8 @@ interface Held {
   lease: Lease;
   controller: AbortController;
   lastBeatMs: number;
+  // A heartbeat found the lease gone: reported once, never beaten again.
+  lost: boolean;
 }
 
 /** The claim → run → heartbeat loop of one pod. */
@@ -88,6 +96,9 @@ export class WorkLoop {
   #sleepTimer: NodeJS.Timeout | undefined;
   #sleepResolve: (() => void) | undefined;
   #waitingForSlot = false;
+  // Earliest due time (local ms) announced by a wake message since the current claim began
+  // that no sleep took in: the claim may have run before that work was enqueued.
+  #announcedDueMs = Number.POSITIVE_INFINITY;
   #lastClaimAtMs = 0;
   // Redis time minus local time, from the last claim (wake messages carry Redis ms).
   #clockOffsetMs = 0;
@@ -195,12 +206,16 @@ export class WorkLoop {
           continue;
         }
         const gap = this.#lastClaimAtMs + this.#o.minClaimIntervalMs - Date.now();
-        if (gap > 0) await this.#sleep(Date.now() + gap, false, true);
-        if (this.#stopping) break;
+        if (gap > 0) {
+          // Then check again from the top: slots and canClaim() may have changed meanwhile.
+          await this.#sleep(Date.now() + gap, false, true);
+          continue;
+        }
         let result: ClaimResult;
         try {
           this.#claims += 1;
           this.#lastClaimAtMs = Date.now();
+          this.#announcedDueMs = Number.POSITIVE_INFINITY;
           result = await this.#o.frontier.claim({ pod: this.#o.pod, max: free });
         } catch (error) {
           this.#o.onError?.(error, 'claim');
@@ -219,7 +234,7 @@ export class WorkLoop {
           result.nextDueAtMs === null
             ? Number.POSITIVE_INFINITY
             : result.nextDueAtMs - this.#clockOffsetMs;
-        const until = Math.min(dueLocal, Date.now() + this.#o.maxIdleSleepMs);
+        const until = Math.min(dueLocal, this.#announcedDueMs, Date.now() + this.#o.maxIdleSleepMs);
         if (until > Date.now()) await this.#sleep(until, false);
       }
     } finally {
@@ -229,13 +244,20 @@ export class WorkLoop {
       const wake = this.#o.wake;
       if (wake) {
         wake.subscriber.off('message', this.#onMessage);
-        await wake.subscriber.unsubscribe(wake.channel).catch(() => undefined);
+        await wake.subscriber
+          .unsubscribe(wake.channel)
+          .catch((error: unknown) => this.#o.onError?.(error, 'wake'));
       }
     }
   }
 
   #start(lease: Lease): void {
-    const held: Held = { lease, controller: new AbortController(), lastBeatMs: Date.now() };
+    const held: Held = {
+      lease,
+      controller: new AbortController(),
+      lastBeatMs: Date.now(),
+      lost: false,
+    };
     this.#held.set(lease.id, held);
     void this.#queue.add(async () => {
       try {
@@ -280,7 +302,11 @@ export class WorkLoop {
     if (!Number.isFinite(dueRedis)) return;
     const dueLocal = dueRedis - this.#clockOffsetMs;
     // Only a sleep waiting for due work cares; a full pod wakes on a freed slot instead.
-    if (!this.#sleepResolve || this.#waitingForSlot || dueLocal >= this.#sleepUntil) return;
+    if (!this.#sleepResolve || this.#waitingForSlot || dueLocal >= this.#sleepUntil) {
+      // Not sleeping (a claim is running): the sleep that follows must not outlast it.
+      if (!this.#sleepResolve) this.#announcedDueMs = Math.min(this.#announcedDueMs, dueLocal);
+      return;
+    }
     if (this.#sleepTimer) clearTimeout(this.#sleepTimer);
     this.#sleepUntil = dueLocal;
     this.#sleepTimer = setTimeout(() => this.#interrupt(), Math.max(0, dueLocal - Date.now()));
@@ -291,14 +317,18 @@ export class WorkLoop {
     const every = this.#o.heartbeatIntervalMs;
     const due: Held[] = [];
     for (const held of this.#held.values()) {
-      if (now - held.lastBeatMs < every || held.lease.deadlineMs === 0) continue;
+      if (held.lost || now - held.lastBeatMs < every || held.lease.deadlineMs === 0) continue;
       held.lastBeatMs = now;
       due.push(held);
     }
     if (due.length === 0) return;
     const onError = (held: Held, error: { code?: string }) => {
-      if (error?.code === FrontierErrorCode.LEASE_LOST) this.#o.onLeaseLost?.(held.lease);
-      else this.#o.onError?.(error, 'heartbeat');
+      if (error?.code === FrontierErrorCode.LEASE_LOST) {
+        held.lost = true;
+        this.#o.onLeaseLost?.(held.lease);
+      } else {
+        this.#o.onError?.(error, 'heartbeat');
+      }
     };
     const frontier = this.#o.frontier;
     if (!frontier.heartbeatMany) {

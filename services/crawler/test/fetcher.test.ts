@@ -392,6 +392,19 @@ describe('Fetcher', () => {
     expect(arrival - sentAtMs!).toBeLessThan(1000);
   });
 
+  it('counts an onSent observer that throws and still completes the fetch', async () => {
+    const before = fetcher.stats().onSentErrors;
+    const outcome = await fetcher.fetch(server.url('/page'), {
+      onSent: () => {
+        throw new Error('observer bug');
+      },
+    });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.status).toBe(200);
+    expect(outcome.timings.sentAtMs).toBeDefined();
+    expect(fetcher.stats().onSentErrors).toBe(before + 1);
+  });
+
   it('sets sentAtMs when the request leaves, not when fetch() is called (queued behind a busy socket)', async () => {
     const single = new Fetcher({ dns: testDns(), connectionsPerOrigin: 1 });
     try {
@@ -453,6 +466,61 @@ describe('Fetcher', () => {
     } finally {
       raw.close();
     }
+  });
+
+  it('keeps the response head as received: reason phrase, header order, case, repeats, encoding headers', async () => {
+    const body = gzipSync('<p>archived</p>');
+    const head = Buffer.concat([
+      Buffer.from(
+        'HTTP/1.1 203 Quite Alright\r\n' +
+          'X-Mixed-Case: one\r\n' +
+          'Set-Cookie: a=1\r\n' +
+          'Content-Type: text/html\r\n' +
+          'Set-Cookie: b=2\r\n' +
+          'Content-Encoding: gzip\r\n' +
+          `Content-Length: ${body.length}\r\n` +
+          'X-Latin: caf',
+      ),
+      Buffer.from([0xe9]),
+      Buffer.from('\r\n\r\n'),
+    ]);
+    const raw: Server = createServer((socket) => {
+      socket.once('data', () => socket.end(Buffer.concat([head, body])));
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const { port } = raw.address() as { port: number };
+    try {
+      const outcome = await fetcher.fetch(`http://raw.test:${port}/archived`);
+      expect(outcome.error).toBeUndefined();
+      expect(outcome.status).toBe(203);
+      // The decoded view: body decoded, encoding headers gone.
+      expect(outcome.body?.toString()).toBe('<p>archived</p>');
+      expect(outcome.headers['content-encoding']).toBeUndefined();
+      expect(outcome.headers['set-cookie']).toBe('a=1, b=2');
+      // The wire view: everything the server sent, in its order and spelling.
+      expect(outcome.rawHead).toEqual({
+        statusText: 'Quite Alright',
+        headers: [
+          ['X-Mixed-Case', 'one'],
+          ['Set-Cookie', 'a=1'],
+          ['Content-Type', 'text/html'],
+          ['Set-Cookie', 'b=2'],
+          ['Content-Encoding', 'gzip'],
+          ['Content-Length', String(body.length)],
+          ['X-Latin', 'caf\u00e9'],
+        ],
+      });
+      const latin = outcome.rawHead?.headers[6]?.[1] ?? '';
+      expect([...Buffer.from(latin, 'latin1')].at(-1)).toBe(0xe9);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('has no raw head when no response arrived', async () => {
+    const refused = await fetcher.fetch(`http://nobody.test:${await closedPort()}/`);
+    expect(refused.error?.code).toBe(FetchErrorCode.CONNECT);
+    expect(refused.rawHead).toBeUndefined();
   });
 
   it('classifies an untrusted certificate as TLS', async () => {

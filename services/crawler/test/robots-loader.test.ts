@@ -124,6 +124,10 @@ describe('RobotsLoader', () => {
       robots200('User-agent: *\nDisallow: /m\n', { 'cache-control': 'public, max-age=60' }),
     );
     behaviours.set(
+      'nostore.test',
+      robots200('User-agent: *\nDisallow: /n\n', { 'cache-control': 'no-store' }),
+    );
+    behaviours.set(
       'longage.test',
       robots200('User-agent: *\nDisallow: /m\n', { 'cache-control': 'max-age=999999' }),
     );
@@ -390,9 +394,23 @@ describe('RobotsLoader', () => {
         throw new Error('redis down');
       },
     };
-    const result = await loader({ sharedCache: broken }).load(origin('rules.test'));
+    const robots = loader({ sharedCache: broken });
+    const result = await robots.load(origin('rules.test'));
     expect(result.from).toBe('fetch');
     expect(result.robots.source).toBe('parsed');
+    // Neither failure is thrown, and neither goes unseen: the read and the write are counted.
+    expect(robots.stats().sharedCacheErrors).toBe(2);
+  });
+
+  it('counts a throwing onFetch observer and still answers', async () => {
+    const robots = loader({
+      onFetch: () => {
+        throw new Error('observer bug');
+      },
+    });
+    const result = await robots.load(origin('rules.test'));
+    expect(result).toMatchObject({ from: 'fetch', unreachable: 0 });
+    expect(robots.stats().onFetchErrors).toBe(1);
   });
 
   it('honours a shorter Cache-Control max-age (floored by minTtlMs) and caps a longer one at 24 h', async () => {
@@ -402,6 +420,15 @@ describe('RobotsLoader', () => {
     expect(floored.expiresAtMs).toBe(clock + 120_000);
     const long = await loader().load(origin('longage.test'));
     expect(long.expiresAtMs).toBe(clock + 24 * HOUR);
+  });
+
+  it('a no-store robots.txt with minTtlMs 0 is not kept: the next load fetches again', async () => {
+    const robots = loader({ minTtlMs: 0 });
+    const first = await robots.load(origin('nostore.test'));
+    expect(first.expiresAtMs).toBe(clock);
+    expect((await robots.load(origin('nostore.test'))).from).toBe('fetch');
+    expect(count('nostore.test')).toBe(2);
+    expect(robots.stats().size).toBe(0);
   });
 
   it('bounds the in-process cache', async () => {
