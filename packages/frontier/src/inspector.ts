@@ -138,7 +138,7 @@ export class FrontierInspector {
         (await this.#redis.zrevrange(key, offset, offset + limit - 1, 'WITHSCORES')) as string[],
       );
     }
-    const max = checkCount(page.maxCount);
+    const max = scoreBound(page.maxCount);
     return pairs(
       (await this.#redis.zrevrangebyscore(
         key,
@@ -179,7 +179,7 @@ export class FrontierInspector {
    */
   async deadLetterDomains(page: DeadLetterDomainPage = {}): Promise<DomainCount[]> {
     const { offset, limit } = checkPage(page);
-    const max = page.maxCount === undefined ? '+inf' : checkCount(page.maxCount);
+    const max = page.maxCount === undefined ? '+inf' : scoreBound(page.maxCount);
     const flat = (await this.#redis.zrevrangebyscore(
       this.#keys.deadLetterDomains(),
       max,
@@ -192,18 +192,23 @@ export class FrontierInspector {
     return pairs(flat);
   }
 
-  /** A domain's count in the dead-letter domains index (0 when it holds none). */
+  /**
+   * A domain's count in the dead-letter domains index (one ZSCORE): its `dead` counter,
+   * eventually consistent, briefly negative in a requeue race (see the README); 0 when the
+   * domain is not listed or `domain` cannot be a domain name.
+   */
   async deadLettersHeld(domain: string): Promise<number> {
-    const score = await this.#redis.zscore(
-      this.#keys.deadLetterDomains(),
-      checkName('domain', domain),
-    );
-    return Math.max(0, Number(score ?? 0));
+    if (!isName(domain)) return 0;
+    return Number((await this.#redis.zscore(this.#keys.deadLetterDomains(), domain)) ?? 0);
   }
 
-  /** Dead letters kept in a domain's list (at most `deadLetterCap`; one LLEN). */
-  deadLettersKept(domain: string): Promise<number> {
-    return this.#redis.llen(this.#keys.deadLetters(checkName('domain', domain)));
+  /**
+   * Dead letters kept in a domain's list (at most `deadLetterCap`; one LLEN); 0 when
+   * `domain` cannot be a domain name.
+   */
+  async deadLettersKept(domain: string): Promise<number> {
+    if (!isName(domain)) return 0;
+    return this.#redis.llen(this.#keys.deadLetters(domain));
   }
 
   /** A domain's dead letters, newest first. */
@@ -351,9 +356,12 @@ function pairs(flat: string[]): DomainCount[] {
   return out;
 }
 
-function checkCount(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new FrontierArgumentError('maxCount', value, 'a finite number');
+/** `maxCount` as a ZSET score bound. */
+function scoreBound(value: unknown): string {
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new FrontierArgumentError('maxCount', value, 'a number');
   }
-  return value;
+  if (value === Number.POSITIVE_INFINITY) return '+inf';
+  if (value === Number.NEGATIVE_INFINITY) return '-inf';
+  return String(value);
 }
