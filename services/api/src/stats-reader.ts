@@ -14,7 +14,7 @@ import {
   encodeListCursor,
   encodeScoreCursor,
 } from './cursor.js';
-import { HttpError } from './errors.js';
+import { ApiErrorCode, HttpError } from './errors.js';
 
 /** Orders of `GET /v1/domains`. */
 export type DomainSort = 'depth' | 'fetched' | 'errors';
@@ -372,7 +372,7 @@ export class StatsReader {
   /** Throws a 404 `HttpError` unless the frontier has seen the domain (one EXISTS). */
   async requireDomain(domain: string): Promise<void> {
     if (!(await this.#frontier.hasDomain(domain))) {
-      throw new HttpError(404, 'SHARDLINE_ERR_API_UNKNOWN_DOMAIN', `unknown domain: ${domain}`);
+      throw new HttpError(404, ApiErrorCode.UNKNOWN_DOMAIN, `unknown domain: ${domain}`);
     }
   }
 }
