@@ -32,6 +32,7 @@ describe('resolveOptions', () => {
       [{ adaptiveDelayFactor: Number.NaN }, 'adaptiveDelayFactor', /NaN/],
       [{ ownerOf: 'pod-a' }, 'ownerOf', /function/],
       [{ redis: {} }, 'redis', /ioredis/],
+      [{ onBackgroundError: 'log' }, 'onBackgroundError', /got "log" \(string\)/],
     ];
     for (const [extra, option, message] of cases) {
       let error: unknown;
