@@ -74,7 +74,7 @@ function mark(label: string, detail?: string): void {
 
 /** Exact sums of the per-domain counters over every domain of the crawl. */
 async function sumDomains(): Promise<typeof totals & { per: DomainStats[] }> {
-  const per = await Promise.all(domains.map((d) => frontier.domainStats(d)));
+  const per = await Promise.all(domains.map((d) => frontier.inspector.domainStats(d)));
   const sum = (f: (s: DomainStats) => number) => per.reduce((n, s) => n + f(s), 0);
   return {
     queued: sum((s) => s.queued),
@@ -111,7 +111,7 @@ async function killMidFetch(id: string): Promise<void> {
   while (urls.length === 0) {
     if (Date.now() - since > 20_000) throw new Error(`${id} held no lease for 20 s`);
     if (Date.now() - since > 3000) {
-      leases = Number((await frontier.podStats(id)).inFlight ?? 0);
+      leases = Number((await frontier.inspector.podStats(id)).inFlight ?? 0);
       if (leases > 0) break;
     }
     await new Promise((r) => setImmediate(r));
@@ -397,7 +397,7 @@ describe('chaos crawl of 300 hosts through scaling, kills, a SIGTERM and a Redis
 
   it('explains every dead letter', async () => {
     const letters = (
-      await Promise.all(domains.map((d) => frontier.deadLetters(d, { limit: 1000 })))
+      await Promise.all(domains.map((d) => frontier.inspector.deadLetters(d, { limit: 1000 })))
     ).flat();
     console.log(
       `[chaos] dead letters: ${letters.length} ${letters

@@ -18,6 +18,7 @@ import type { CrawlerPod, CrawlResult } from '@shardline/crawler';
 import { domainKey } from '@shardline/url';
 import { type Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { domainKeysPattern } from '../packages/frontier/test/layout.js';
 import { newClusterClient, newClusterPod, type PodSetup } from './crawl-cluster/pods.js';
 import {
   CRAWL,
@@ -259,6 +260,7 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
 
   it("spreads the frontier's keys over all three masters", async () => {
     const perMaster: { size: number; domainKeys: number }[] = [];
+    const pattern = domainKeysPattern(PREFIX);
     for (const node of cluster.nodes) {
       const direct = new Redis({ host: node.host, port: node.port, lazyConnect: true });
       clients.push(direct);
@@ -267,7 +269,7 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
       let domainKeys = 0;
       let cursor = '0';
       do {
-        const [next, keys] = await direct.scan(cursor, 'MATCH', `${PREFIX}:{d:*`, 'COUNT', 1000);
+        const [next, keys] = await direct.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
         cursor = next;
         domainKeys += keys.length;
       } while (cursor !== '0');

@@ -1,4 +1,5 @@
 export { parseLeaseId } from './codec.js';
+export type { BackgroundErrorCounts } from './context.js';
 export {
   FrontierArgumentError,
   FrontierCapCode,
@@ -10,9 +11,13 @@ export {
   LeaseLostError,
   LeaseNotHeldError,
 } from './errors.js';
-export { FrontierKeys } from './keys.js';
+export { FrontierInspector } from './inspector.js';
 export { FRONTIER_LUA_INCLUDES, type LoadedScript, luaScripts } from './lua-scripts.js';
-export type { FrontierOptions } from './options.js';
+export type {
+  BackgroundOperation,
+  FrontierInspectorOptions,
+  FrontierOptions,
+} from './options.js';
 export { RedisFrontier } from './redis-frontier.js';
 export type {
   CanonicalizeOptions,
@@ -21,20 +26,23 @@ export type {
   CompleteResult,
   CounterStats,
   DeadLetter,
+  DeadLetterDomainPage,
   DomainCount,
   DomainPage,
   DomainSort,
   DomainStats,
+  DueEntry,
+  DueHost,
   EnqueueItem,
   EnqueueReport,
   EnqueueResult,
   EnqueueStatus,
   FailOutcome,
   FailResult,
-  FrontierReader,
-  FrontierWriter,
   HostPolicy,
+  HostState,
   Lease,
   LeaseRef,
+  QueuedUrl,
   ReleaseOptions,
 } from './types.js';

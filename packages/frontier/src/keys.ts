@@ -20,6 +20,10 @@ export class FrontierKeys {
   root(domain: string): string {
     return `${this.prefix}:{d:${domain}}:`;
   }
+  /** SCAN MATCH pattern of every per-domain key (tools and tests). */
+  domainKeysPattern(): string {
+    return `${this.prefix}:{d:*`;
+  }
   /** HASH: domain counters, paused flag, seen-bucket level/split. */
   domain(domain: string): string {
     return `${this.root(domain)}d`;

@@ -1,7 +1,18 @@
-/** Options of {@link RedisFrontier} and their validation. */
+/** Options of {@link RedisFrontier} and {@link FrontierInspector} and their validation. */
 import type { Cluster, Redis } from 'ioredis';
 import { FrontierOptionsError } from './errors.js';
 import type { CanonicalizeOptions } from './types.js';
+
+/** Work the frontier starts without a caller awaiting it (see `onBackgroundError`). */
+export type BackgroundOperation = 'register-pod' | 'forward';
+
+/** Options of a standalone {@link FrontierInspector}: reads need no pod and no ring. */
+export interface FrontierInspectorOptions {
+  /** A connected ioredis client: `Redis` or `Cluster`. */
+  redis: Redis | Cluster;
+  /** Prefix of every key (the frontier's). @default 'sl' */
+  prefix?: string;
+}
 
 export interface FrontierOptions {
   /** A connected ioredis client: `Redis` or `Cluster`. */
@@ -58,6 +69,14 @@ export interface FrontierOptions {
   enqueueChunk?: number;
   /** Options for `@shardline/url` canonicalisation. */
   canonicalize?: CanonicalizeOptions;
+  /**
+   * Called when work the frontier does in the background fails: `register-pod` (adding a
+   * pod to the pods set; retried by the pod's next call) or `forward` (moving a host a
+   * claim found in the wrong pod's due index; retried by a claim after `claimHoldMs`).
+   * Each failure is also counted in `RedisFrontier.backgroundErrors`. Must not throw.
+   * @default none (counted only)
+   */
+  onBackgroundError?: (error: Error, operation: BackgroundOperation) => void;
 }
 
 export type ResolvedOptions = Required<Omit<FrontierOptions, 'canonicalize'>> & {
@@ -104,11 +123,11 @@ const NON_NEGATIVE_INTS = [
   'maxPriority',
 ] as const;
 
-export function resolveOptions(options: FrontierOptions): ResolvedOptions {
+function checkClient(options: { redis: unknown }): void {
   if (typeof options !== 'object' || options === null) {
     throw new FrontierOptionsError('options', options, 'an object');
   }
-  const redis = options.redis as unknown;
+  const redis = options.redis;
   if (
     typeof redis !== 'object' ||
     redis === null ||
@@ -116,13 +135,39 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
   ) {
     throw new FrontierOptionsError('redis', redis, 'an ioredis Redis or Cluster client');
   }
+}
+
+function checkPrefix(prefix: unknown): string {
+  if (typeof prefix !== 'string' || !/^[A-Za-z0-9._:-]{1,64}$/.test(prefix)) {
+    throw new FrontierOptionsError('prefix', prefix, 'a string of 1-64 [A-Za-z0-9._:-]');
+  }
+  return prefix;
+}
+
+/** Validates {@link FrontierInspectorOptions}; returns the client and the prefix. */
+export function resolveInspectorOptions(options: FrontierInspectorOptions): {
+  redis: Redis | Cluster;
+  prefix: string;
+} {
+  checkClient(options);
+  return { redis: options.redis, prefix: checkPrefix(options.prefix ?? DEFAULTS.prefix) };
+}
+
+export function resolveOptions(options: FrontierOptions): ResolvedOptions {
+  checkClient(options);
   if (typeof options.ownerOf !== 'function') {
     throw new FrontierOptionsError('ownerOf', options.ownerOf, 'a function (domain) => pod id');
   }
   const resolved = { ...DEFAULTS, ...stripUndefined(options) } as ResolvedOptions;
   resolved.canonicalize = options.canonicalize ?? {};
-  if (typeof resolved.prefix !== 'string' || !/^[A-Za-z0-9._:-]{1,64}$/.test(resolved.prefix)) {
-    throw new FrontierOptionsError('prefix', resolved.prefix, 'a string of 1-64 [A-Za-z0-9._:-]');
+  checkPrefix(resolved.prefix);
+  resolved.onBackgroundError = options.onBackgroundError ?? (() => {});
+  if (typeof resolved.onBackgroundError !== 'function') {
+    throw new FrontierOptionsError(
+      'onBackgroundError',
+      resolved.onBackgroundError,
+      'a function (error, operation) => void',
+    );
   }
   for (const name of NON_NEGATIVE_INTS) {
     const value = resolved[name];

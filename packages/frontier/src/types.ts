@@ -1,16 +1,7 @@
 /**
- * Public types of the frontier: the URL lifecycle, its read side (what a crawler pod
- * calls) and write side (what seeds, link extraction and membership call).
- *
- * Lifecycle of a URL:
- *   enqueue ─► queued ─claim─► leased ─complete─► fetched
- *                ▲               │ ├─fail (retryable, attempts ≤ maxRetries)─► queued
- *                │               │ ├─fail (not retryable / retries exhausted)─► dead letter
- *                │               │ ├─release (untouched)──────────────────────► queued (front)
- *                └───────────────┴─┴─lease expired (reap) or pod dead (reclaimPod)─► queued
- *                                          (counted as a repeat; dead letter past maxRetries)
- *   dead letter ─requeueDeadLetters─► queued
- * Every accepted URL is therefore fetched, dead-lettered with a reason, or still queued.
+ * Public types of the frontier: what goes in (enqueue items, lease results), what comes
+ * out (leases, reports) and what `FrontierInspector` reads. The URL lifecycle is
+ * documented on `RedisFrontier`.
  */
 import type { CanonicalizeOptions } from '@shardline/url';
 
@@ -172,11 +163,20 @@ export type DomainSort = 'depth' | 'fetched' | 'errors';
 export interface DomainPage {
   /** @default 'depth' */
   sort?: DomainSort;
-  /** Rank of the first domain returned. @default 0 */
+  /**
+   * Keyset paging: only domains whose count is at most this (the last count seen), and
+   * `offset` then counts the domains of that count already seen. Unlike a plain rank
+   * `offset`, pages stay consistent while counts change. @default no bound
+   */
+  maxCount?: number;
+  /** Rank of the first domain returned (below `maxCount` when given). @default 0 */
   offset?: number;
   /** @default 100 */
   limit?: number;
 }
+
+/** A page of the dead-letter domains index (see {@link DomainPage.maxCount}). */
+export type DeadLetterDomainPage = Omit<DomainPage, 'sort'>;
 
 /** One row of a domain index: the domain and its count in that index. */
 export interface DomainCount {
@@ -213,26 +213,54 @@ export interface DomainStats {
 /** Eventually consistent sums, global or per pod (see the README). */
 export type CounterStats = Record<string, number>;
 
-/** Read side: what a crawler pod calls in its work loop. */
-export interface FrontierReader {
-  claim(request: ClaimRequest): Promise<ClaimResult>;
-  heartbeat(lease: LeaseRef): Promise<number>;
-  heartbeatMany(leases: readonly LeaseRef[]): Promise<(number | Error)[]>;
-  complete(lease: LeaseRef, result?: CompleteResult): Promise<void>;
-  completeMany(
-    items: readonly { lease: LeaseRef; result?: CompleteResult }[],
-  ): Promise<(Error | null)[]>;
-  fail(lease: LeaseRef, result: FailResult): Promise<FailOutcome>;
-  release(lease: LeaseRef, options?: ReleaseOptions): Promise<void>;
+/** One host in a pod's due index. */
+export interface DueHost {
+  domain: string;
+  host: string;
+  /** Redis time (ms) at which the host is next visited; `Infinity` while only non-expiring leases are out. */
+  dueAtMs: number;
 }
 
-/** Write side: seeds, discovered links, and membership changes. */
-export interface FrontierWriter {
-  enqueue(items: readonly EnqueueItem[]): Promise<EnqueueReport>;
-  reap(request: { pod: string; max?: number }): Promise<number>;
-  reclaimPod(deadPod: string): Promise<{ requeued: number; deadLettered: number }>;
-  reindex(domain: string): Promise<void>;
-  handOff(fromPod: string): Promise<number>;
+/** A due-index entry with its update bookkeeping (see index-update-2.lua). */
+export interface DueEntry extends DueHost {
+  /** The host's scheduling sequence of the last update applied (0 before any). */
+  seq: number;
+  /** Redis time (ms) before which the entry cannot be removed (0 = never pinned). */
+  pinnedUntilMs: number;
+}
+
+/** A host's politeness and scheduling state, decoded. */
+export interface HostState {
+  domain: string;
+  host: string;
+  queued: number;
+  inFlight: number;
+  /** Redis time (ms) before which no new request starts; 0 = never set. */
+  nextAllowedAtMs: number;
+  /** Requests in flight allowed; `null` = the frontier's `defaultConcurrency`. */
+  concurrency: number | null;
+  /** Configured delay between request starts; `null` = the frontier's `defaultDelayMs`. */
+  delayMs: number | null;
+  /** Robots.txt crawl-delay (0 = none). */
+  crawlDelayMs: number;
+  /** Failure backoff in force (0 = none). */
+  backoffMs: number;
+  /** Adaptive delay from the last response time (0 = none). */
+  adaptiveDelayMs: number;
+  /** Failures in a row since the last success. */
+  consecutiveFailures: number;
+}
+
+/** The URL a host hands out next (its best priority level, oldest first). */
+export interface QueuedUrl {
+  url: string;
+  host: string;
+  domain: string;
+  priority: number;
+  depth: number;
+  /** Failed or expired attempts so far (the next lease is `attempt + 1`). */
+  attempt: number;
+  meta: string;
 }
 
 /** Re-exported for convenience: canonicalisation options passed to `@shardline/url`. */

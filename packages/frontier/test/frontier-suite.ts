@@ -7,8 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FrontierOptions, type Lease, LeaseLostError, RedisFrontier } from '../src/index.js';
+import { FrontierKeys } from '../src/keys.js';
+import { skewGlobalCounter } from './layout.js';
 
 export type Client = Redis | Cluster;
 
@@ -45,15 +47,22 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       clients.push(c);
       return c;
     };
+    // The key names of each frontier the suite made, to check what Redis holds.
+    const keys = new WeakMap<RedisFrontier, FrontierKeys>();
+    const keysOf = (f: RedisFrontier) => keys.get(f)!;
     /** A frontier on a fresh connection, with a fresh prefix unless one is given. */
-    const make = (options: Partial<FrontierOptions> = {}, prefix?: string, redis?: Client) =>
-      new RedisFrontier({
+    const make = (options: Partial<FrontierOptions> = {}, prefix?: string, redis?: Client) => {
+      const p = prefix ?? `t${randomUUID().slice(0, 8)}`;
+      const f = new RedisFrontier({
         redis: redis ?? connect(),
         ownerOf: () => 'pod-a',
-        prefix: prefix ?? `t${randomUUID().slice(0, 8)}`,
+        prefix: p,
         defaultDelayMs: 0,
         ...options,
       });
+      keys.set(f, new FrontierKeys(options.prefix ?? p));
+      return f;
+    };
 
     /** Claims until `done()`, sleeping until the next due time when idle. */
     async function claimLoop(
@@ -74,6 +83,17 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         }
       }
     }
+
+    /** The next lease `pod` claims, claiming again until a host's gate lets one out. */
+    const claimNext = (f: RedisFrontier, timeout = 5000, interval = 10) =>
+      vi.waitFor(
+        async () => {
+          const [lease] = (await f.claim({ pod: 'pod-a' })).leases;
+          expect(lease).toBeDefined();
+          return lease!;
+        },
+        { timeout, interval },
+      );
 
     it('enqueues with per-item results and dedups canonical variants within and across batches', async () => {
       const f = make();
@@ -96,7 +116,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         'https://example.com/new',
       ]);
       expect(second.results.map((r) => r.status)).toEqual(['duplicate', 'duplicate', 'queued']);
-      const stats = await f.domainStats('example.com');
+      const stats = await f.inspector.domainStats('example.com');
       expect(stats.seen).toBe(4);
       expect(stats.queued).toBe(4);
       expect(stats.duplicates).toBe(3);
@@ -104,8 +124,8 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       // What Redis holds: 4 entries over the two hosts' lists.
       const redis = connect();
       const lists = await Promise.all([
-        redis.lrange(f.keys.hostQueue('example.com', 'example.com', 0), 0, -1),
-        redis.lrange(f.keys.hostQueue('example.com', 'www.example.com', 0), 0, -1),
+        redis.lrange(keysOf(f).hostQueue('example.com', 'example.com', 0), 0, -1),
+        redis.lrange(keysOf(f).hostQueue('example.com', 'www.example.com', 0), 0, -1),
       ]);
       expect(lists.flat().map((e) => e.slice(e.indexOf('http')))).toEqual([
         'https://example.com/b',
@@ -152,7 +172,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         expect(r.reason).toEqual(expect.any(String));
       }
       expect(report).toMatchObject({ queued: 2, rejected: 9 });
-      expect((await f.domainStats('example.org')).queued).toBe(2);
+      expect((await f.inspector.domainStats('example.org')).queued).toBe(2);
     });
 
     it('takes a batch of 100,000 with one result per item', async () => {
@@ -166,7 +186,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(report.results).toHaveLength(100_001);
       expect(report).toMatchObject({ queued: 99_900, rejected: 100, duplicates: 1 });
       let total = 0;
-      for (let d = 0; d < 50; d++) total += (await f.domainStats(`d${d}.example`)).queued;
+      for (let d = 0; d < 50; d++) total += (await f.inspector.domainStats(`d${d}.example`)).queued;
       expect(total).toBe(99_900);
     }, 120_000);
 
@@ -205,7 +225,11 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       await f.complete(leases[0]!);
       const again = await f.enqueue(['https://cap.example/4', 'https://cap.example/5']);
       expect(again.results.map((r) => r.status)).toEqual(['queued', 'over-cap']);
-      expect(await f.domainStats('cap.example')).toMatchObject({ overCap: 3, seen: 4, queued: 3 });
+      expect(await f.inspector.domainStats('cap.example')).toMatchObject({
+        overCap: 3,
+        seen: 4,
+        queued: 3,
+      });
     });
 
     it('8 concurrent claimers on 50 domains × 200 URLs: each URL once, concurrency and delay kept', async () => {
@@ -269,7 +293,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       // Redis agrees: nothing queued or in flight, nothing left in the due indexes.
       const redis = connect();
       for (const d of domains) {
-        expect(await seeder.domainStats(d)).toMatchObject({
+        expect(await seeder.inspector.domainStats(d)).toMatchObject({
           queued: 0,
           inFlight: 0,
           fetched: 200,
@@ -281,7 +305,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       await sleep(250);
       for (const pod of ['pod-a', 'pod-b']) {
         expect((await claimers[0]!.f.claim({ pod, max: 100 })).leases).toEqual([]);
-        expect(await redis.zcard(seeder.keys.due(pod))).toBe(0);
+        expect(await redis.zcard(keysOf(seeder).due(pod))).toBe(0);
       }
     }, 120_000);
 
@@ -311,7 +335,8 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         expect(l.attempt).toBe(2);
       }
       let repeats = 0;
-      for (let d = 0; d < 5; d++) repeats += (await b.domainStats(`v${d}.example`)).repeats;
+      for (let d = 0; d < 5; d++)
+        repeats += (await b.inspector.domainStats(`v${d}.example`)).repeats;
       expect(repeats).toBe(5);
       // The vanished pod's late completion is refused: its URL was already requeued.
       await expect(a.complete(vanished[0]!)).rejects.toBeInstanceOf(LeaseLostError);
@@ -349,10 +374,10 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const f = enqueuers[0]!;
       let listed = 0;
       for (const h of ['h0', 'h1', 'h2']) {
-        listed += await redis.llen(f.keys.hostQueue('acap.com', `${h}.acap.com`, 0));
+        listed += await redis.llen(keysOf(f).hostQueue('acap.com', `${h}.acap.com`, 0));
       }
       expect(listed).toBe(cap);
-      expect(await f.domainStats('acap.com')).toMatchObject({
+      expect(await f.inspector.domainStats('acap.com')).toMatchObject({
         enqueued: cap,
         queued: cap,
         seen: cap,
@@ -373,7 +398,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const redis = connect();
       await f.enqueue(['https://unsent.example/1', 'https://unsent.example/2']);
       const [lease] = (await f.claim({ pod: 'pod-a' })).leases;
-      const state = f.keys.hostState('unsent.example', 'unsent.example');
+      const state = keysOf(f).hostState('unsent.example', 'unsent.example');
       const before = await redis.hmget(state, 'n', 'bo', 'fc');
       expect(Number(before[0])).toBeGreaterThan(0);
       await sleep(30);
@@ -382,13 +407,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       ).toEqual({ outcome: 'retry', attempt: 1 });
       expect(await redis.hmget(state, 'n', 'bo', 'fc')).toEqual(before);
       // The next claim comes at the claim's own slot (400 ms), not after a 2.5-5 s backoff.
-      let next: Lease | undefined;
-      const until = Date.now() + 3000;
-      while (!next && Date.now() < until) {
-        next = (await f.claim({ pod: 'pod-a' })).leases[0];
-        if (!next) await sleep(20);
-      }
-      expect(next).toBeDefined();
+      const next = await claimNext(f, 3000, 20);
       expect(next!.claimedAtMs).toBeLessThan(Number(before[0]) + 1000);
       // A non-retryable unsent refusal (robots) dead-letters and leaves the slot alone too.
       const nAfterClaim = await redis.hget(state, 'n');
@@ -442,7 +461,9 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         // What Redis holds: the deadline index moved too.
         const member = lease.id.slice(lease.domain.length + 1);
         expect(
-          Number(await redis.zscore(f.keys.hostLeaseDeadlines(lease.domain, lease.host), member)),
+          Number(
+            await redis.zscore(keysOf(f).hostLeaseDeadlines(lease.domain, lease.host), member),
+          ),
         ).toBe(deadline);
       }
       // The foreign heartbeat changed nothing: c keeps its old deadline and expires.
@@ -523,27 +544,18 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         outcome: 'retry',
         attempt: 1,
       });
-      let next: Lease | undefined;
-      while (!next) {
-        const r = await f.claim({ pod: 'pod-a' });
-        next = r.leases[0];
-        if (!next) await sleep(20);
-      }
+      const next = await claimNext(f, 5000, 20);
       expect(next.claimedAtMs).toBeGreaterThanOrEqual(failedAt + 400);
       expect(next.attempt).toBe(2);
       expect(next.meta).toBe('ref=seed');
       expect((await f.fail(next, { retryable: true, reason: 'timeout' })).outcome).toBe('retry');
-      let third: Lease | undefined;
-      while (!third) {
-        third = (await f.claim({ pod: 'pod-a' })).leases[0];
-        if (!third) await sleep(10);
-      }
+      const third = await claimNext(f);
       expect(third.attempt).toBe(3);
       expect(await f.fail(third, { retryable: true, reason: 'timeout' })).toEqual({
         outcome: 'dead',
         attempt: 3,
       });
-      const dead = await f.deadLetters('f.example');
+      const dead = await f.inspector.deadLetters('f.example');
       expect(dead).toHaveLength(1);
       expect(dead[0]).toMatchObject({
         url: 'https://f.example/x',
@@ -551,25 +563,21 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         attempt: 3,
         meta: 'ref=seed',
       });
-      expect((await f.deadLetters('g.example'))[0]).toMatchObject({
+      expect((await f.inspector.deadLetters('g.example'))[0]).toMatchObject({
         reason: 'http-404',
         status: 404,
       });
-      expect(await f.domainStats('f.example')).toMatchObject({
+      expect(await f.inspector.domainStats('f.example')).toMatchObject({
         failed: 3,
         dead: 1,
         queued: 0,
         inFlight: 0,
       });
       // Backoff state: the host's state hash records the consecutive failures.
-      expect(await redis.hget(f.keys.hostState('f.example', 'f.example'), 'fc')).toBe('3');
+      expect(await redis.hget(keysOf(f).hostState('f.example', 'f.example'), 'fc')).toBe('3');
       // Requeue the dead letter: it comes back with attempt 1.
       expect(await f.requeueDeadLetters('f.example')).toBe(1);
-      let again: Lease | undefined;
-      while (!again) {
-        again = (await f.claim({ pod: 'pod-a' })).leases[0];
-        if (!again) await sleep(20);
-      }
+      const again = await claimNext(f, 5000, 20);
       expect(again).toMatchObject({ url: 'https://f.example/x', attempt: 1 });
     });
 
@@ -579,17 +587,20 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(await f.settled()).toBe(true);
       await f.enqueue(['https://s1.example/a', 'https://s2.example/b']);
       expect(await f.settled()).toBe(false);
-      let leases: Lease[] = [];
-      while (leases.length < 2) {
-        leases = [...leases, ...(await f.claim({ pod: 'pod-a', max: 10 })).leases];
-        if (leases.length < 2) await sleep(20);
-      }
+      const leases: Lease[] = [];
+      await vi.waitFor(
+        async () => {
+          leases.push(...(await f.claim({ pod: 'pod-a', max: 10 })).leases);
+          expect(leases.length).toBeGreaterThanOrEqual(2);
+        },
+        { timeout: 5000, interval: 20 },
+      );
       await f.complete(leases[0]!);
       // One lease still out: not settled, though nothing is queued.
       expect(await f.settled()).toBe(false);
       await f.complete(leases[1]!);
       // A pod killed between a script and its counter update leaves the sums off for good.
-      await redis.hincrby(f.keys.stats(), 'inFlight', 1);
+      await skewGlobalCounter(redis, keysOf(f).prefix, 'inFlight', 1);
       expect((await f.stats()).inFlight).toBe(1);
       expect(await f.settled()).toBe(true);
     });
@@ -601,7 +612,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       await f.release(first!);
       const [again] = (await f.claim({ pod: 'pod-a' })).leases;
       expect(again).toMatchObject({ url: 'https://r.example/1', attempt: 1 });
-      expect(await f.domainStats('r.example')).toMatchObject({
+      expect(await f.inspector.domainStats('r.example')).toMatchObject({
         released: 1,
         repeats: 0,
         inFlight: 1,
@@ -625,7 +636,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const before = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
       await f.release(held!, { holdMs: 60_000 });
       // The host's due time is the hold's end, by Redis time.
-      const score = Number(await redis.zscore(f.keys.due('pod-a'), 'held.example/held.example'));
+      const score = Number(await redis.zscore(keysOf(f).due('pod-a'), 'held.example/held.example'));
       expect(score).toBeGreaterThanOrEqual(before + 60_000);
       expect(score).toBeLessThan(before + 70_000);
       // Other hosts stay claimable; the held one is not handed out.
@@ -635,13 +646,13 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         if (got.length === 0) await sleep(20);
       }
       expect(got.map((l) => l.url)).toEqual(['https://free.example/2']);
-      expect(await f.domainStats('held.example')).toMatchObject({
+      expect(await f.inspector.domainStats('held.example')).toMatchObject({
         queued: 2,
         inFlight: 0,
         released: 1,
       });
       // A held release is still a release: the attempt count is unchanged.
-      const entry = await redis.lindex(f.keys.hostQueue('held.example', 'held.example', 0), 0);
+      const entry = await redis.lindex(keysOf(f).hostQueue('held.example', 'held.example', 0), 0);
       expect(entry).toMatch(/^0,0,/);
       await expect(f.release(got[0]!, { holdMs: -1 })).rejects.toMatchObject({
         code: 'SHARDLINE_ERR_FRONTIER_ARGUMENT',
@@ -676,9 +687,9 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         ]);
         // Invariant after every round: a host with queued URLs is in its owner's due index.
         for (const h of hosts) {
-          const q = Number((await redis.hget(writer.keys.hostState(h, h), 'q')) ?? 0);
+          const q = Number((await redis.hget(keysOf(writer).hostState(h, h), 'q')) ?? 0);
           if (q > 0)
-            expect(await redis.zscore(writer.keys.due('pod-a'), `${h}/${h}`)).not.toBeNull();
+            expect(await redis.zscore(keysOf(writer).due('pod-a'), `${h}/${h}`)).not.toBeNull();
         }
       }
       await claimLoop(
@@ -700,19 +711,19 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const redis = connect() as Redis;
       const f = make({ pinMs: 300 }, undefined, redis);
       const d = 'crash.example';
-      const due = f.keys.due('pod-a');
-      const meta = f.keys.dueMeta('pod-a');
+      const due = keysOf(f).due('pod-a');
+      const meta = keysOf(f).dueMeta('pod-a');
       // A claimer decided "park" (host empty) at seq s but has not applied it yet...
-      const [seq] = (await redis.slv2Schedule(f.keys.domain(d), f.keys.root(d), d, 1)) as [
+      const [seq] = (await redis.slv2Schedule(keysOf(f).domain(d), keysOf(f).root(d), d, 1)) as [
         number,
         string,
       ];
       // ...meanwhile an enqueuer pins the host, runs its domain script, and dies.
       await redis.slv2IndexUpdate(due, meta, '', 300, `${d}/${d}`, -1, '');
       await redis.slv2Enqueue(
-        f.keys.domain(d),
-        f.keys.hosts(d),
-        f.keys.root(d),
+        keysOf(f).domain(d),
+        keysOf(f).hosts(d),
+        keysOf(f).root(d),
         0,
         1,
         0,
@@ -724,13 +735,8 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       // The stale park lands: the pin keeps the member, moved to the pin's end.
       await redis.slv2IndexUpdate(due, meta, '', 300, `${d}/${d}`, seq, 'park');
       expect(await redis.zscore(due, `${d}/${d}`)).not.toBeNull();
-      let lease: Lease | undefined;
-      const until = Date.now() + 5000;
-      while (!lease && Date.now() < until) {
-        lease = (await f.claim({ pod: 'pod-a' })).leases[0];
-        if (!lease) await sleep(50);
-      }
-      expect(lease?.url).toBe(`https://${d}/lost`);
+      const lease = await claimNext(f, 5000, 50);
+      expect(lease.url).toBe(`https://${d}/lost`);
     });
 
     it('a host whose gate is closed waits in the due index at next_allowed_at, not polled', async () => {
@@ -740,18 +746,20 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const lease = first.leases[0]!;
       await f.complete(lease);
       const redis = connect();
-      const next = Number(await redis.hget(f.keys.hostState('gate.example', 'gate.example'), 'n'));
+      const next = Number(
+        await redis.hget(keysOf(f).hostState('gate.example', 'gate.example'), 'n'),
+      );
       expect(next).toBeGreaterThanOrEqual(lease.claimedAtMs + 500);
       // The complete pinned the host at "now": one visit re-scores it to next_allowed_at.
       const visit = await f.claim({ pod: 'pod-a' });
       expect(visit.leases).toEqual([]);
       expect(visit.nextDueAtMs).toBe(next);
-      expect(await f.dueHosts('pod-a')).toEqual([
+      expect(await f.inspector.dueHosts('pod-a')).toEqual([
         { domain: 'gate.example', host: 'gate.example', dueAtMs: next },
       ]);
       // Further claims before then do not visit the host at all: its script never runs,
       // so its seq (bumped by every visit) stays put.
-      const stateKey = f.keys.hostState('gate.example', 'gate.example');
+      const stateKey = keysOf(f).hostState('gate.example', 'gate.example');
       const seqBefore = await redis.hget(stateKey, 'seq');
       for (let i = 0; i < 5; i++) {
         expect(await f.claim({ pod: 'pod-a' })).toMatchObject({
@@ -769,7 +777,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       await f.pause('pz.example');
       const { leases } = await f.claim({ pod: 'pod-a', max: 5 });
       expect(leases.map((l) => l.host)).toEqual(['other.example']);
-      expect((await f.domainStats('pz.example')).paused).toBe(true);
+      expect((await f.inspector.domainStats('pz.example')).paused).toBe(true);
       await f.resume('pz.example');
       expect((await f.claim({ pod: 'pod-a', max: 5 })).leases.map((l) => l.host)).toEqual([
         'pz.example',
@@ -801,11 +809,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const [sec, usec] = await connect().time();
       const completedAt = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
       await f.complete(first!, { durationMs: 100 });
-      let second: Lease | undefined;
-      while (!second) {
-        second = (await f.claim({ pod: 'pod-a' })).leases[0];
-        if (!second) await sleep(10);
-      }
+      const second = await claimNext(f);
       expect(second.claimedAtMs - completedAt).toBeGreaterThanOrEqual(200);
     });
 
@@ -814,14 +818,14 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const f = make({ ownerOf: () => owner, pinMs: 100 });
       const redis = connect();
       await f.enqueue(['https://mv.example/1']);
-      expect(await f.queuedDomainsOf('pod-a')).toEqual(['mv.example']);
+      expect(await f.inspector.queuedDomainsOf('pod-a')).toEqual(['mv.example']);
       owner = 'pod-b';
       // Past the enqueue's pin (a pinned entry outlives a move until its pin ends).
       await sleep(150);
       await f.reindex('mv.example');
-      expect(await f.queuedDomainsOf('pod-a')).toEqual([]);
-      expect(await f.queuedDomainsOf('pod-b')).toEqual(['mv.example']);
-      expect(await redis.zcard(f.keys.due('pod-a'))).toBe(0);
+      expect(await f.inspector.queuedDomainsOf('pod-a')).toEqual([]);
+      expect(await f.inspector.queuedDomainsOf('pod-b')).toEqual(['mv.example']);
+      expect(await redis.zcard(keysOf(f).due('pod-a'))).toBe(0);
       const { leases } = await f.claim({ pod: 'pod-b' });
       expect(leases[0]?.url).toBe('https://mv.example/1');
     });
@@ -833,12 +837,16 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         pinMs: 50,
       });
       await f.enqueue(['https://x1.example/1', 'https://x2.example/1', 'https://y1.example/1']);
-      expect(await f.queuedDomainsOf('pod-a')).toEqual(['x1.example', 'x2.example']);
+      expect(await f.inspector.queuedDomainsOf('pod-a')).toEqual(['x1.example', 'x2.example']);
       gone = true;
       await sleep(80);
       expect(await f.handOff('pod-a')).toBe(2);
-      expect(await f.queuedDomainsOf('pod-a')).toEqual([]);
-      expect(await f.queuedDomainsOf('pod-b')).toEqual(['x1.example', 'x2.example', 'y1.example']);
+      expect(await f.inspector.queuedDomainsOf('pod-a')).toEqual([]);
+      expect(await f.inspector.queuedDomainsOf('pod-b')).toEqual([
+        'x1.example',
+        'x2.example',
+        'y1.example',
+      ]);
     });
 
     it('completeMany completes a batch and reports a lost lease per item', async () => {
@@ -853,9 +861,13 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(outcomes[0]).toBeInstanceOf(LeaseLostError);
       expect(outcomes.slice(1)).toEqual([null, null]);
       for (const d of ['m1.example', 'm2.example', 'm3.example']) {
-        expect(await f.domainStats(d)).toMatchObject({ fetched: 1, inFlight: 0, queued: 0 });
+        expect(await f.inspector.domainStats(d)).toMatchObject({
+          fetched: 1,
+          inFlight: 0,
+          queued: 0,
+        });
       }
-      expect((await f.domainStats('m1.example')).late).toBe(1);
+      expect((await f.inspector.domainStats('m1.example')).late).toBe(1);
     });
 
     it('claim from a pod that no longer owns a host hands it to the owner', async () => {
@@ -872,35 +884,63 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
 
     it('a claim hands back its own leases without waiting for foreign hosts, even when moving them fails', async () => {
       let moved = false;
+      const reported: [string, Error][] = [];
       const f = make({
         ownerOf: (d) => (d === 'own.example' || !moved ? 'pod-a' : 'pod-b'),
         claimHoldMs: 100,
         // No pin: the forwarded host then leaves pod-a's index at once (see reindex).
         pinMs: 0,
+        onBackgroundError: (error, operation) => reported.push([operation, error]),
       });
       const redis = connect();
       await f.enqueue(['https://own.example/1', 'https://away.example/1']);
       moved = true;
       // The move of away.example (a reindex) fails: the pods set it reads has the wrong type.
-      const pods = (await redis.smembers(f.keys.pods())) as string[];
+      const pods = (await redis.smembers(keysOf(f).pods())) as string[];
       expect(pods).toContain('pod-a');
-      await redis.del(f.keys.pods());
-      await redis.set(f.keys.pods(), 'not a set');
+      await redis.del(keysOf(f).pods());
+      await redis.set(keysOf(f).pods(), 'not a set');
       const { leases } = await f.claim({ pod: 'pod-a', max: 2 });
       expect(leases.map((l) => l.url)).toEqual(['https://own.example/1']);
       await f.forwarded();
+      // The failed move is counted and reported, not dropped.
+      expect(f.backgroundErrors).toEqual({ 'register-pod': 0, forward: 1 });
+      expect(reported.map(([operation]) => operation)).toEqual(['forward']);
+      expect(reported[0]![1].message).toMatch(/WRONGTYPE/);
       // The failed move left the host held in pod-a's index; once the pods set is sound
       // again, the next claim after the hold moves it.
-      expect((await f.dueHosts('pod-a')).map((h) => h.host)).toContain('away.example');
-      await redis.del(f.keys.pods());
-      await redis.sadd(f.keys.pods(), ...pods);
+      expect((await f.inspector.dueHosts('pod-a')).map((h) => h.host)).toContain('away.example');
+      await redis.del(keysOf(f).pods());
+      await redis.sadd(keysOf(f).pods(), ...pods);
       await sleep(150);
       expect((await f.claim({ pod: 'pod-a' })).leases).toEqual([]);
       await f.forwarded();
-      expect((await f.dueHosts('pod-a')).map((h) => h.host)).not.toContain('away.example');
+      expect((await f.inspector.dueHosts('pod-a')).map((h) => h.host)).not.toContain(
+        'away.example',
+      );
       expect((await f.claim({ pod: 'pod-b' })).leases.map((l) => l.url)).toEqual([
         'https://away.example/1',
       ]);
+      expect(f.backgroundErrors.forward).toBe(1);
+    });
+
+    it('counts and reports a pod registration Redis refuses, and registers the pod on a later call', async () => {
+      const reported: [string, Error][] = [];
+      const f = make({
+        onBackgroundError: (error, operation) => reported.push([operation, error]),
+      });
+      const redis = connect();
+      await redis.set(keysOf(f).pods(), 'not a set');
+      // A pod's first call registers it in the background: here the SADD fails.
+      expect(await f.reap({ pod: 'pod-z' })).toBe(0);
+      await vi.waitFor(() => expect(f.backgroundErrors['register-pod']).toBe(1));
+      expect(reported.map(([operation]) => operation)).toEqual(['register-pod']);
+      expect(reported[0]![1].message).toMatch(/WRONGTYPE/);
+      await redis.del(keysOf(f).pods());
+      // The failed pod was forgotten, so its next call registers it again.
+      await f.reap({ pod: 'pod-z' });
+      await vi.waitFor(async () => expect(await f.inspector.pods()).toEqual(['pod-z']));
+      expect(f.backgroundErrors).toEqual({ 'register-pod': 1, forward: 0 });
     });
 
     it('keeps the seen-set in intset buckets that split as a domain grows, still exact', async () => {
@@ -909,19 +949,23 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const urls = Array.from({ length: 3000 }, (_, i) => `https://big.example/${i}`);
       expect((await f.enqueue(urls)).queued).toBe(3000);
       expect((await f.enqueue(urls)).duplicates).toBe(3000);
-      const state = await redis.hmget(f.keys.domain('big.example'), 'sL', 'sS', 'seen');
+      const state = await redis.hmget(keysOf(f).domain('big.example'), 'sL', 'sS', 'seen');
       const buckets = 2 ** Number(state[0]) + Number(state[1]);
       expect(buckets).toBeGreaterThan(1);
       let total = 0;
       for (let b = 0; b < buckets; b++) {
-        const key = f.keys.seenBucket('big.example', b);
+        const key = keysOf(f).seenBucket('big.example', b);
         expect(await redis.call('object', 'encoding', key)).toBe('intset');
         total += await redis.scard(key);
       }
       expect(total).toBe(3000);
       expect(state[2]).toBe('3000');
       expect(
-        await redis.call('object', 'encoding', f.keys.hostQueue('big.example', 'big.example', 0)),
+        await redis.call(
+          'object',
+          'encoding',
+          keysOf(f).hostQueue('big.example', 'big.example', 0),
+        ),
       ).toBe('quicklist');
     });
 
@@ -933,9 +977,10 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       await sub.subscribe(f.wakeChannel('pod-a'));
       const report = await f.enqueue(['https://wake.example/1']);
       expect(report.wokenPods).toEqual(['pod-a']);
-      const until = Date.now() + 2000;
-      while (got.length === 0 && Date.now() < until) await sleep(10);
-      expect(got.length).toBeGreaterThan(0);
+      await vi.waitFor(() => expect(got.length).toBeGreaterThan(0), {
+        timeout: 2000,
+        interval: 10,
+      });
       expect(Number(got[0])).toEqual(expect.any(Number));
     });
 
@@ -955,8 +1000,12 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         queued: 0,
         inFlight: 0,
       });
-      expect(await f.podStats(pod)).toMatchObject({ claimed: 1, fetched: 1, inFlight: 0 });
-      expect(await f.domains()).toEqual([{ domain: 'c1.example', count: 0 }]);
+      expect(await f.inspector.podStats(pod)).toMatchObject({
+        claimed: 1,
+        fetched: 1,
+        inFlight: 0,
+      });
+      expect(await f.inspector.domains()).toEqual([{ domain: 'c1.example', count: 0 }]);
     });
 
     it('domain indexes by fetched, errors and dead letters match domainStats after complete/fail/dead/requeue', async () => {
@@ -983,7 +1032,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       };
       const settled = new Set<string>();
       const deadline = Date.now() + 20_000;
-      while (settled.size < 8 || (await f.domainStats('ix-c.example')).dead < 1) {
+      while (settled.size < 8 || (await f.inspector.domainStats('ix-c.example')).dead < 1) {
         if (Date.now() > deadline) throw new Error('mix did not settle');
         const { leases } = await f.claim({ pod: 'pod-a', max: 8 });
         for (const lease of leases) {
@@ -1004,12 +1053,12 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(await f.requeueDeadLetters('ix-b.example')).toBe(1);
       expect(await f.requeueDeadLetters('ix-a.example', 1)).toBe(1);
 
-      const stats = await Promise.all(names.map((d) => f.domainStats(d)));
+      const stats = await Promise.all(names.map((d) => f.inspector.domainStats(d)));
       const score = async (key: string, d: string) => Number((await redis.zscore(key, d)) ?? 0);
       for (const s of stats) {
-        expect(await score(f.keys.domainsByFetched(), s.domain)).toBe(s.fetched);
-        expect(await score(f.keys.domainsByErrors(), s.domain)).toBe(s.failed + s.dead);
-        expect(await score(f.keys.domains(), s.domain)).toBe(s.queued);
+        expect(await score(keysOf(f).domainsByFetched(), s.domain)).toBe(s.fetched);
+        expect(await score(keysOf(f).domainsByErrors(), s.domain)).toBe(s.failed + s.dead);
+        expect(await score(keysOf(f).domains(), s.domain)).toBe(s.queued);
       }
       // The mix reached every path: fetches, failures, dead letters, one domain emptied.
       expect(stats.map((s) => s.fetched).every((n) => n > 0)).toBe(true);
@@ -1020,15 +1069,19 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         stats
           .map((s) => ({ domain: s.domain, count: pick(s) }))
           .sort((x, y) => y.count - x.count || (x.domain < y.domain ? 1 : -1));
-      expect(await f.domains({ sort: 'fetched' })).toEqual(byCount((s) => s.fetched));
-      expect(await f.domains({ sort: 'errors' })).toEqual(byCount((s) => s.failed + s.dead));
+      expect(await f.inspector.domains({ sort: 'fetched' })).toEqual(byCount((s) => s.fetched));
+      expect(await f.inspector.domains({ sort: 'errors' })).toEqual(
+        byCount((s) => s.failed + s.dead),
+      );
       const held = byCount((s) => s.dead).filter((d) => d.count > 0);
-      expect(await f.deadLetterDomains()).toEqual(held);
+      expect(await f.inspector.deadLetterDomains()).toEqual(held);
       // The domain whose dead letters were all requeued left the index (not kept at 0).
-      expect(await redis.zscore(f.keys.deadLetterDomains(), 'ix-b.example')).toBeNull();
-      expect(await f.deadLetterDomains({ offset: 1, limit: 1 })).toEqual(held.slice(1, 2));
+      expect(await redis.zscore(keysOf(f).deadLetterDomains(), 'ix-b.example')).toBeNull();
+      expect(await f.inspector.deadLetterDomains({ offset: 1, limit: 1 })).toEqual(
+        held.slice(1, 2),
+      );
       for (const d of held) {
-        expect(await f.deadLetters(d.domain)).toHaveLength(d.count);
+        expect(await f.inspector.deadLetters(d.domain)).toHaveLength(d.count);
       }
     });
   });

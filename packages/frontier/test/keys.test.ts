@@ -26,6 +26,14 @@ describe('FrontierKeys', () => {
       keys.hostLeaseDeadlines(d, 'a.example.com'),
     ];
     expect(new Set(all.map(hashTag))).toEqual(new Set(['d:example.com']));
+    // The SCAN pattern of per-domain keys matches each of them and nothing global.
+    const pattern = new RegExp(
+      `^${keys.domainKeysPattern().replace(/[{}]/g, '\\$&').replace('*', '.*')}$`,
+    );
+    for (const key of all) expect(key).toMatch(pattern);
+    for (const key of [keys.stats(), keys.domains(), keys.pods(), keys.due('pod-1')]) {
+      expect(key).not.toMatch(pattern);
+    }
     expect(keys.hostQueue(d, 'www.example.com', 5)).toBe(
       'sl:{d:example.com}:h:www.example.com:q:5',
     );

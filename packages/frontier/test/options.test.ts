@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FrontierOptionsError } from '../src/errors.js';
-import { resolveOptions } from '../src/options.js';
+import { FrontierErrorCode, FrontierOptionsError } from '../src/errors.js';
+import { FrontierInspector } from '../src/inspector.js';
+import { resolveInspectorOptions, resolveOptions } from '../src/options.js';
 
 // A stand-in with the one method the validation looks at; no connection is made.
 const redis = { defineCommand() {} } as never;
@@ -31,6 +32,7 @@ describe('resolveOptions', () => {
       [{ adaptiveDelayFactor: Number.NaN }, 'adaptiveDelayFactor', /NaN/],
       [{ ownerOf: 'pod-a' }, 'ownerOf', /function/],
       [{ redis: {} }, 'redis', /ioredis/],
+      [{ onBackgroundError: 'log' }, 'onBackgroundError', /got "log" \(string\)/],
     ];
     for (const [extra, option, message] of cases) {
       let error: unknown;
@@ -41,6 +43,31 @@ describe('resolveOptions', () => {
       }
       expect(error).toBeInstanceOf(FrontierOptionsError);
       expect(error).toMatchObject({ code: 'SHARDLINE_ERR_FRONTIER_OPTIONS', option });
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+});
+
+describe('resolveInspectorOptions', () => {
+  it('needs only a client; the prefix defaults to the frontier default', () => {
+    expect(resolveInspectorOptions({ redis })).toEqual({ redis, prefix: 'sl' });
+    expect(resolveInspectorOptions({ redis, prefix: 'crawl-2' }).prefix).toBe('crawl-2');
+  });
+
+  it('names the option, the value and its type', () => {
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ redis: {} }, 'redis', /ioredis/],
+      [{ redis, prefix: 'a b' }, 'prefix', /got "a b" \(string\)/],
+    ];
+    for (const [options, option, message] of cases) {
+      let error: unknown;
+      try {
+        new FrontierInspector(options as never);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(FrontierOptionsError);
+      expect(error).toMatchObject({ code: FrontierErrorCode.OPTIONS, option });
       expect((error as Error).message).toMatch(message);
     }
   });

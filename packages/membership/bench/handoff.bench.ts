@@ -89,12 +89,10 @@ async function commandStats(admin: Redis): Promise<{ calls: number; usec: number
 }
 
 /** Where each domain sits: domain → pods whose due index holds it. */
-async function locations(admin: Redis, frontier: RedisFrontier, pods: string[]) {
+async function locations(frontier: RedisFrontier, pods: string[]) {
   const out = new Map<string, string[]>();
   for (const pod of pods) {
-    const members = (await admin.zrange(frontier.keys.due(pod), 0, -1)) as string[];
-    for (const m of members) {
-      const d = m.slice(0, m.indexOf('/'));
+    for (const d of await frontier.inspector.queuedDomainsOf(pod)) {
       const list = out.get(d) ?? [];
       list.push(pod);
       out.set(d, list);
@@ -195,7 +193,7 @@ async function scenario(
         timedOut ||
         live.every((p) => p.assignment.ready && p.assignment.size() === live.length)
       ) {
-        const where = await locations(admin, seeder.frontier, all);
+        const where = await locations(seeder.frontier, all);
         pollCalls += all.length;
         const agree = domains.every((d) =>
           live.every((p) => p.assignment.ownerOf(d) === owner.ownerOf(d)),

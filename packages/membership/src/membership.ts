@@ -30,7 +30,6 @@ import {
   type ReclaimKind,
   Registry,
 } from './registry.js';
-import { isStranded } from './stranded.js';
 
 /** Emitted on every new epoch: the ring before and after. */
 export interface MembershipChange {
@@ -277,10 +276,10 @@ export class Membership extends EventEmitter<MembershipEvents> {
     const interval = this.#o.sweepIntervalMs > 0 ? this.#o.sweepIntervalMs : 1000;
     const cursor = await this.#registry.sweepClaim(this.#o.podId, interval);
     if (cursor === null) return null;
-    const page = await frontier.domains({ offset: cursor, limit: this.#o.sweepBatch });
+    const page = await frontier.inspector.domains({ offset: cursor, limit: this.#o.sweepBatch });
     const stranded: string[] = [];
     await forEachLimited(page, this.#o.handoffConcurrency, async ({ domain }) => {
-      if (await isStranded(this.#redis, frontier, domain, this.ownerOf(domain))) {
+      if (await frontier.inspector.isStranded(domain, this.ownerOf(domain))) {
         stranded.push(domain);
         await frontier.reindex(domain);
       }
@@ -438,7 +437,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
     }
     const t0 = performance.now();
     const [domains, stored] = await Promise.all([
-      frontier.queuedDomainsOf(self),
+      frontier.inspector.queuedDomainsOf(self),
       this.#redis.get(this.keys.epoch()),
     ]);
     const moving = domains.filter((d) => this.ownerOf(d) !== self);
@@ -486,7 +485,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
       Math.max(50, Math.floor(lockMs / 3)),
     );
     try {
-      const domains = await frontier.queuedDomainsOf(p.pod);
+      const domains = await frontier.inspector.queuedDomainsOf(p.pod);
       await forEachLimited(domains, this.#o.handoffConcurrency, (d) => frontier.reindex(d));
       const leases =
         claim.kind === 'left-released'

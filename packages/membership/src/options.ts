@@ -1,15 +1,17 @@
 /** Options of {@link Membership} and {@link ModuloAssignment} and their validation. */
 import { hostname } from 'node:os';
-import type { RedisFrontier } from '@shardline/frontier';
+import type { FrontierInspector, RedisFrontier } from '@shardline/frontier';
 import { DEFAULT_VNODES } from '@shardline/ring';
 import type { Cluster, Redis } from 'ioredis';
 import { MembershipOptionsError } from './errors.js';
 
-/** What the membership layer needs from the frontier (a `RedisFrontier` has it all). */
-export type MembershipFrontier = Pick<
-  RedisFrontier,
-  'queuedDomainsOf' | 'reindex' | 'reclaimPod' | 'domains' | 'keys'
->;
+/**
+ * What the membership layer needs from the frontier (a `RedisFrontier` has it all): the
+ * moves, and the reads behind handoff, reclaim and the stranded-domain sweep.
+ */
+export type MembershipFrontier = Pick<RedisFrontier, 'reindex' | 'reclaimPod'> & {
+  readonly inspector: Pick<FrontierInspector, 'queuedDomainsOf' | 'domains' | 'isStranded'>;
+};
 
 /** Options shared by both assignments. */
 export interface AssignmentOptions {

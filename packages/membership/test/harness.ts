@@ -3,8 +3,9 @@
  * connection, sharing one key prefix; and readers of what Redis holds.
  */
 import { randomUUID } from 'node:crypto';
-import { type FrontierOptions, RedisFrontier } from '@shardline/frontier';
+import { type FrontierInspector, type FrontierOptions, RedisFrontier } from '@shardline/frontier';
 import type { Cluster, Redis } from 'ioredis';
+import { expect, vi } from 'vitest';
 import { Membership, type MembershipOptions, type ReclaimReport } from '../src/index.js';
 
 export type Client = Redis | Cluster;
@@ -20,18 +21,8 @@ export interface Pod {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `check` until it returns true; fails with `what` after `timeoutMs`. */
-export async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** `vi.waitFor` options for membership changes: a few heartbeats and session timeouts. */
+export const SETTLE = { timeout: 15_000, interval: 25 };
 
 export class Fleet {
   readonly prefix = `t${randomUUID().slice(0, 8)}`;
@@ -93,7 +84,7 @@ export class Fleet {
     await Promise.all(pods.map((p) => p.membership.start()));
     // Pods started together learn of each other's joins a moment later; tests that want
     // stale rings build them on purpose.
-    await until('every pod on the stored epoch', () => this.converged());
+    await vi.waitFor(async () => expect(await this.converged(), 'same epoch').toBe(true), SETTLE);
     return pods;
   }
 
@@ -114,36 +105,46 @@ export class Fleet {
   }
 }
 
-/** Where each due-index member sits: member → { pod, meta } for every pod in `pods`. */
+/** Where a host sits in a due index, with the entry's update bookkeeping. */
+export interface DueLocation {
+  pod: string;
+  seq: number;
+  pinnedUntilMs: number;
+}
+
+/**
+ * Where each host of the due indexes sits: `<domain> <host>` → its entries, for every pod
+ * in `pods` (read through the frontier's inspector).
+ */
 export async function dueLocations(
-  frontier: RedisFrontier,
-  redis: Client,
+  inspector: FrontierInspector,
   pods: string[],
-): Promise<Map<string, { pod: string; meta: string }[]>> {
-  const out = new Map<string, { pod: string; meta: string }[]>();
+): Promise<Map<string, DueLocation[]>> {
+  const out = new Map<string, DueLocation[]>();
   for (const pod of pods) {
-    const meta = (await redis.hgetall(frontier.keys.dueMeta(pod))) as Record<string, string>;
-    const members = (await redis.zrange(frontier.keys.due(pod), 0, -1)) as string[];
-    for (const m of members) {
-      const list = out.get(m) ?? [];
-      list.push({ pod, meta: meta[m] ?? '' });
-      out.set(m, list);
+    for (const e of await inspector.dueEntries(pod, { limit: 1_000_000 })) {
+      const at = hostAt(e.domain, e.host);
+      const list = out.get(at) ?? [];
+      list.push({ pod, seq: e.seq, pinnedUntilMs: e.pinnedUntilMs });
+      out.set(at, list);
     }
   }
   return out;
 }
 
-/** Whether every domain sits in its owner's due index and in no other. */
+/** The key of {@link dueLocations} for a host. */
+export const hostAt = (domain: string, host: string) => `${domain} ${host}`;
+
+/** Whether every domain (one host each, the domain itself) sits in its owner's due index and in no other. */
 export async function placedExactly(
-  frontier: RedisFrontier,
-  redis: Client,
+  inspector: FrontierInspector,
   pods: string[],
   domains: string[],
   ownerOf: (d: string) => string,
 ): Promise<boolean> {
-  const where = await dueLocations(frontier, redis, pods);
+  const where = await dueLocations(inspector, pods);
   return domains.every((d) => {
-    const at = where.get(`${d}/${d}`) ?? [];
+    const at = where.get(hostAt(d, d)) ?? [];
     return at.length === 1 && at[0]!.pod === ownerOf(d);
   });
 }

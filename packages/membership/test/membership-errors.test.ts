@@ -39,7 +39,7 @@ interface TestPod {
   errors: Error[];
 }
 
-/** Awaited before the named frontier method runs: `queuedDomainsOf` is mid-reclaim, `domains` mid-sweep. */
+/** Awaited before the named inspector method runs: `queuedDomainsOf` is mid-reclaim, `domains` mid-sweep. */
 type Hooks = Partial<Record<'queuedDomainsOf' | 'domains', (arg: unknown) => Promise<void>>>;
 
 /** One pod on its own connection and prefix, its frontier real but for the hooks. */
@@ -55,8 +55,8 @@ function pod(options: Partial<MembershipOptions> = {}, hooks: Hooks = {}): TestP
     pinMs: 0,
     leaseTimeoutMs: 0,
   });
-  // The real frontier with the hooks in front (methods bound, so private fields work).
-  const hooked = new Proxy(frontier, {
+  // The real frontier's inspector with the hooks in front (methods bound, so private fields work).
+  const inspector = new Proxy(frontier.inspector, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
@@ -73,7 +73,11 @@ function pod(options: Partial<MembershipOptions> = {}, hooks: Hooks = {}): TestP
     redis,
     podId: 'pod-a',
     prefix,
-    frontier: hooked,
+    frontier: {
+      reindex: (domain, options) => frontier.reindex(domain, options),
+      reclaimPod: (pod) => frontier.reclaimPod(pod),
+      inspector,
+    },
     sessionTimeoutMs: 1000,
     heartbeatMs: 100,
     vnodes: 16,

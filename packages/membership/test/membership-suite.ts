@@ -8,7 +8,15 @@ import { diffRings, syntheticDomains } from '@shardline/ring';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MembershipKeys, MembershipReader } from '../src/index.js';
 import { Registry } from '../src/registry.js';
-import { type Client, dueLocations, Fleet, placedExactly, sleep, until } from './harness.js';
+import {
+  type Client,
+  dueLocations,
+  Fleet,
+  hostAt,
+  placedExactly,
+  SETTLE,
+  sleep,
+} from './harness.js';
 
 export interface SuiteBackend {
   connect(): Client;
@@ -44,24 +52,37 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const domains = syntheticDomains(400, 11);
       await a!.frontier.enqueue(urls(domains));
       const ringBefore = a!.membership.ring!;
-      await until('3-pod placement', () =>
-        placedExactly(a!.frontier, a!.redis, ids, domains, (d) => ringBefore.owner(d)),
+      await vi.waitFor(
+        async () =>
+          expect(
+            await placedExactly(a!.frontier.inspector, ids, domains, (d) => ringBefore.owner(d)),
+            '3-pod placement',
+          ).toBe(true),
+        SETTLE,
       );
-      const before = await dueLocations(a!.frontier, a!.redis, ids);
+      const before = await dueLocations(a!.frontier.inspector, ids);
       const epochBefore = a!.membership.epoch;
 
       await fl.start('pod-d');
-      await until('every pod on the new epoch', () => fl.converged());
+      await vi.waitFor(
+        async () => expect(await fl.converged(), 'every pod on the new epoch').toBe(true),
+        SETTLE,
+      );
       const ringAfter = a!.membership.ring!;
       expect(ringAfter.size).toBe(4);
       expect(ringAfter.epoch).toBe(epochBefore + 1);
-      await until('4-pod placement', () =>
-        placedExactly(a!.frontier, a!.redis, ids, domains, (d) => ringAfter.owner(d)),
+      await vi.waitFor(
+        async () =>
+          expect(
+            await placedExactly(a!.frontier.inspector, ids, domains, (d) => ringAfter.owner(d)),
+            '4-pod placement',
+          ).toBe(true),
+        SETTLE,
       );
-      const after = await dueLocations(a!.frontier, a!.redis, ids);
+      const after = await dueLocations(a!.frontier.inspector, ids);
 
       const diff = diffRings(ringBefore, ringAfter);
-      const member = (d: string) => `${d}/${d}`;
+      const member = (d: string) => hostAt(d, d);
       const moved = domains.filter(
         (d) => before.get(member(d))![0]!.pod !== after.get(member(d))![0]!.pod,
       );
@@ -85,21 +106,29 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const handoffs: { pod: string; epoch: number; moved: number; scanned: number }[] = [];
       for (const p of [a!, b!]) p.membership.on('handoff', (h) => handoffs.push(h));
       const handedOff = (epoch: number) =>
-        until(`the old owners' handoffs of epoch ${epoch}`, () =>
-          ['pod-a', 'pod-b'].every((pod) =>
-            handoffs.some((h) => h.pod === pod && h.epoch === epoch),
-          ),
+        vi.waitFor(
+          () =>
+            expect(
+              ['pod-a', 'pod-b'].every((pod) =>
+                handoffs.some((h) => h.pod === pod && h.epoch === epoch),
+              ),
+              `the old owners' handoffs of epoch ${epoch}`,
+            ).toBe(true),
+          SETTLE,
         );
       // Two joins in a row, as a scale-up brings them.
       await fl.start('pod-c');
       const ringC = a!.membership.ring!;
       await handedOff(ringC.epoch);
       await fl.start('pod-d');
-      await until('every pod on the new epoch', () => fl.converged());
+      await vi.waitFor(
+        async () => expect(await fl.converged(), 'every pod on the new epoch').toBe(true),
+        SETTLE,
+      );
       const ringD = a!.membership.ring!;
       expect(ringD.size).toBe(4);
       await handedOff(ringD.epoch);
-      expect(await placedExactly(a!.frontier, a!.redis, ids, domains, (d) => ringD.owner(d))).toBe(
+      expect(await placedExactly(a!.frontier.inspector, ids, domains, (d) => ringD.owner(d))).toBe(
         true,
       );
       for (const pod of ['pod-a', 'pod-b']) {
@@ -118,8 +147,13 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const ids = ['pod-a', 'pod-b', 'pod-c', 'pod-d'];
       const domains = syntheticDomains(200, 12);
       await a!.frontier.enqueue(urls(domains));
-      await until('placement', () =>
-        placedExactly(a!.frontier, a!.redis, ids, domains, a!.membership.ownerOf),
+      await vi.waitFor(
+        async () =>
+          expect(
+            await placedExactly(a!.frontier.inspector, ids, domains, a!.membership.ownerOf),
+            'placement',
+          ).toBe(true),
+        SETTLE,
       );
       const { leases } = await d!.frontier.claim({ pod: 'pod-d', max: 4 });
       expect(leases.length).toBe(4);
@@ -135,21 +169,36 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
         },
       });
       expect(order).toEqual(['release:false', 'handoff']);
-      expect(await a!.redis.zcard(a!.frontier.keys.due('pod-d'))).toBe(0);
+      expect(await a!.frontier.inspector.dueHostCount('pod-d')).toBe(0);
       expect(await a!.redis.zscore(d!.membership.keys.members(), 'pod-d')).toBeNull();
-      await until('survivors on the new epoch', () => fl.converged());
+      await vi.waitFor(
+        async () => expect(await fl.converged(), 'survivors on the new epoch').toBe(true),
+        SETTLE,
+      );
       expect(a!.membership.epoch).toBe(epochBefore + 1);
       const ring = a!.membership.ring!;
       expect(ring.has('pod-d')).toBe(false);
-      await until('3-pod placement', () =>
-        placedExactly(a!.frontier, a!.redis, ids, domains, (x) => ring.owner(x)),
+      await vi.waitFor(
+        async () =>
+          expect(
+            await placedExactly(a!.frontier.inspector, ids, domains, (x) => ring.owner(x)),
+            '3-pod placement',
+          ).toBe(true),
+        SETTLE,
       );
       for (const lease of leases) {
-        const stats = await a!.frontier.domainStats(lease.domain);
+        const stats = await a!.frontier.inspector.domainStats(lease.domain);
         expect([stats.queued, stats.inFlight]).toEqual([1, 0]);
       }
       // One survivor checks the leaver's index once more; nobody requeues its leases.
-      await until('leaver reclaimed', () => fl.pods.some((p) => p.reclaims.length > 0));
+      await vi.waitFor(
+        () =>
+          expect(
+            fl.pods.some((p) => p.reclaims.length > 0),
+            'leaver reclaimed',
+          ).toBe(true),
+        SETTLE,
+      );
       const reclaims = fl.pods.flatMap((p) => p.reclaims);
       expect(reclaims).toHaveLength(1);
       expect(reclaims[0]).toMatchObject({ pod: 'pod-d', kind: 'left-released', requeued: 0 });
@@ -161,15 +210,27 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const ids = ['pod-a', 'pod-b', 'pod-c', 'pod-d', 'pod-e'];
       const domains = syntheticDomains(200, 13);
       await a!.frontier.enqueue(urls(domains));
-      await until('placement', () =>
-        placedExactly(a!.frontier, a!.redis, ids, domains, a!.membership.ownerOf),
+      await vi.waitFor(
+        async () =>
+          expect(
+            await placedExactly(a!.frontier.inspector, ids, domains, a!.membership.ownerOf),
+            'placement',
+          ).toBe(true),
+        SETTLE,
       );
       const { leases } = await e!.frontier.claim({ pod: 'pod-e', max: 3 });
       expect(leases.length).toBe(3);
       const epochBefore = a!.membership.epoch;
 
       await e!.membership.stop({ graceful: false }); // heartbeats stop; no leave
-      await until('reclaim of pod-e', () => fl.pods.some((p) => p.reclaims.length > 0), 20_000);
+      await vi.waitFor(
+        () =>
+          expect(
+            fl.pods.some((p) => p.reclaims.length > 0),
+            'reclaim of pod-e',
+          ).toBe(true),
+        { ...SETTLE, timeout: 20_000 },
+      );
       await sleep(1000); // several more heartbeats of every survivor
       const reclaims = fl.pods.flatMap((p) => p.reclaims);
       expect(reclaims).toHaveLength(1);
@@ -177,11 +238,16 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       expect(a!.membership.epoch).toBe(epochBefore + 1);
       const ring = a!.membership.ring!;
       expect(ring.ids()).toEqual(['pod-a', 'pod-b', 'pod-c', 'pod-d']);
-      await until('4-pod placement', () =>
-        placedExactly(a!.frontier, a!.redis, ids, domains, (x) => ring.owner(x)),
+      await vi.waitFor(
+        async () =>
+          expect(
+            await placedExactly(a!.frontier.inspector, ids, domains, (x) => ring.owner(x)),
+            '4-pod placement',
+          ).toBe(true),
+        SETTLE,
       );
       for (const lease of leases) {
-        const stats = await a!.frontier.domainStats(lease.domain);
+        const stats = await a!.frontier.inspector.domainStats(lease.domain);
         expect([stats.queued, stats.inFlight, stats.repeats]).toEqual([1, 0, 1]);
       }
       expect(await a!.redis.zcard(a!.membership.keys.reclaim())).toBe(0);
@@ -224,12 +290,21 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const domains = syntheticDomains(150, 14);
       await a!.frontier.enqueue(urls(domains));
       const ids = ['pod-a', 'pod-b', 'pod-c'];
-      await until('placement', () =>
-        placedExactly(a!.frontier, a!.redis, ids, domains, a!.membership.ownerOf),
+      await vi.waitFor(
+        async () =>
+          expect(
+            await placedExactly(a!.frontier.inspector, ids, domains, a!.membership.ownerOf),
+            'placement',
+          ).toBe(true),
+        SETTLE,
       );
       const { leases } = await c!.frontier.claim({ pod: 'pod-c', max: 2 });
       expect(leases.length).toBe(2);
-      const cIndex = (await a!.redis.zrange(a!.frontier.keys.due('pod-c'), 0, -1)).sort();
+      const dueOfC = async () =>
+        (await a!.frontier.inspector.dueHosts('pod-c', { limit: 1_000_000 }))
+          .map((h) => hostAt(h.domain, h.host))
+          .sort();
+      const cIndex = await dueOfC();
       const epochBefore = Number(await a!.redis.get(a!.membership.keys.epoch()));
 
       await c!.membership.stop({ graceful: false }); // the process dies…
@@ -242,14 +317,14 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       expect(c2.membership.epoch).toBe(epochBefore);
       // The previous incarnation's leases are back in the queue before c2 claims.
       for (const lease of leases) {
-        const stats = await a!.frontier.domainStats(lease.domain);
+        const stats = await a!.frontier.inspector.domainStats(lease.domain);
         expect([stats.queued, stats.inFlight]).toEqual([1, 0]);
       }
       // Well past the session timeout: nobody expired or reclaimed pod-c.
       await sleep(2500);
       expect(Number(await a!.redis.get(a!.membership.keys.epoch()))).toBe(epochBefore);
       expect(fl.pods.flatMap((p) => p.reclaims)).toEqual([]);
-      expect((await a!.redis.zrange(a!.frontier.keys.due('pod-c'), 0, -1)).sort()).toEqual(cIndex);
+      expect(await dueOfC()).toEqual(cIndex);
     });
 
     it('MembershipReader reports the members, epoch and ring config without joining', async () => {
@@ -277,7 +352,10 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       await c!.membership.stop({ graceful: false });
       const c2 = fl.pod('pod-c', { weight: 2 });
       await c2.membership.start();
-      await until('every pod on the new epoch', () => fl.converged());
+      await vi.waitFor(
+        async () => expect(await fl.converged(), 'every pod on the new epoch').toBe(true),
+        SETTLE,
+      );
       const after = a!.membership.ring!;
       expect(after.epoch).toBe(before.epoch + 1);
       expect(after.weight('pod-c')).toBe(2);
@@ -291,7 +369,10 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const [a] = await fl.start('pod-a', 'pod-b');
       const swept = fl.pod('pod-s', { sweepIntervalMs: 300, sweepBatch: 50 });
       await swept.membership.start();
-      await until('every pod on the new epoch', () => fl.converged());
+      await vi.waitFor(
+        async () => expect(await fl.converged(), 'every pod on the new epoch').toBe(true),
+        SETTLE,
+      );
       const { RedisFrontier } = await import('@shardline/frontier');
       const stale = new RedisFrontier({
         redis: fl.connect(),
@@ -303,8 +384,13 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const domains = syntheticDomains(120, 16);
       await stale.enqueue(urls(domains));
       const ids = ['pod-a', 'pod-b', 'pod-s', 'pod-gone'];
-      await until('the sweeps placed every domain', () =>
-        placedExactly(a!.frontier, a!.redis, ids, domains, a!.membership.ownerOf),
+      await vi.waitFor(
+        async () =>
+          expect(
+            await placedExactly(a!.frontier.inspector, ids, domains, a!.membership.ownerOf),
+            'the sweeps placed every domain',
+          ).toBe(true),
+        SETTLE,
       );
     });
 
@@ -315,7 +401,11 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       await deaf.membership.start();
       await fl.start('pod-c', 'pod-d');
       const stored = Number(await a!.redis.get(a!.membership.keys.epoch()));
-      await until('the deaf pod catches up', () => deaf.membership.epoch === stored, 5000);
+      await vi.waitFor(
+        async () =>
+          expect((await deaf.membership.epoch) === stored, 'the deaf pod catches up').toBe(true),
+        { ...SETTLE, timeout: 5000 },
+      );
       expect(deaf.membership.ring!.fingerprint).toBe(a!.membership.ring!.fingerprint);
       expect(deaf.membership.ring!.ids()).toEqual(['pod-a', 'pod-c', 'pod-d', 'pod-deaf']);
     });
@@ -352,7 +442,7 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const claimed = await b!.frontier.claim({ pod: 'pod-b', max: 100 });
       expect(claimed.leases.some((l) => wrong.includes(l.domain))).toBe(false);
       await b!.frontier.forwarded();
-      expect(await placedExactly(a!.frontier, a!.redis, ['pod-a', 'pod-b'], wrong, owner)).toBe(
+      expect(await placedExactly(a!.frontier.inspector, ['pod-a', 'pod-b'], wrong, owner)).toBe(
         true,
       );
       for (const l of claimed.leases) await b!.frontier.complete(l);
@@ -363,8 +453,7 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       expect(ran[0]!.stranded).toEqual([...strandedDomains].sort());
       expect(
         await placedExactly(
-          a!.frontier,
-          a!.redis,
+          a!.frontier.inspector,
           ['pod-a', 'pod-b', 'pod-gone'],
           strandedDomains,
           owner,
@@ -398,7 +487,11 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
         await sleep(2500);
         expect(a!.membership.ring!.ids()).toEqual(['pod-a', 'pod-b']);
         await b!.membership.stop({ graceful: false });
-        await until('pod-b expired', () => a!.membership.ring!.ids().length === 1, 10_000);
+        await vi.waitFor(
+          async () =>
+            expect((await a!.membership.ring!.ids().length) === 1, 'pod-b expired').toBe(true),
+          { ...SETTLE, timeout: 10_000 },
+        );
       } finally {
         vi.useRealTimers();
       }

@@ -4,9 +4,9 @@
  * lost and pods re-join, the epoch still never going backwards.
  */
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { Fleet, sleep, until } from './harness.js';
+import { Fleet, SETTLE, sleep } from './harness.js';
 
 describe('Membership across a Redis restart', () => {
   const servers: RedisServer[] = [];
@@ -38,7 +38,14 @@ describe('Membership across a Redis restart', () => {
 
     await server.restart(); // SIGKILL, then start on the same dir and AOF
     await sleep(1200); // a few heartbeats against the restarted server
-    await until('all pods ready again', () => pods.every((p) => p.membership.ready), 10_000);
+    await vi.waitFor(
+      () =>
+        expect(
+          pods.every((p) => p.membership.ready),
+          'all pods ready again',
+        ).toBe(true),
+      { ...SETTLE, timeout: 10_000 },
+    );
     expect(Number(await admin.get(pods[0]!.membership.keys.epoch()))).toBe(epochBefore);
     expect((await admin.zrange(pods[0]!.membership.keys.members(), 0, -1)).sort()).toEqual([
       'pod-a',
@@ -49,7 +56,10 @@ describe('Membership across a Redis restart', () => {
 
     // Membership still works: a join is seen by everyone at the next epoch.
     await fleet.start('pod-d');
-    await until('every pod on the new epoch', () => fleet.converged());
+    await vi.waitFor(
+      async () => expect(await fleet.converged(), 'every pod on the new epoch').toBe(true),
+      SETTLE,
+    );
     expect(pods[0]!.membership.epoch).toBe(epochBefore + 1);
     expect(seen.every((e, i) => i === 0 || e > seen[i - 1]!)).toBe(true);
   });
@@ -58,24 +68,28 @@ describe('Membership across a Redis restart', () => {
     const { server, fleet, pods } = await setup(false);
     const admin = fleet.connect();
     await fleet.start('pod-d'); // a few epochs, so a wiped counter would restart lower
-    await until('every pod on the new epoch', () => fleet.converged());
+    await vi.waitFor(
+      async () => expect(await fleet.converged(), 'every pod on the new epoch').toBe(true),
+      SETTLE,
+    );
     const epochBefore = pods[0]!.membership.epoch;
     expect(epochBefore).toBeGreaterThanOrEqual(4);
     const lost: string[] = [];
     for (const p of fleet.pods) p.membership.on('session-lost', () => lost.push(p.id));
 
     await server.restart(); // no AOF: every key is gone
-    await until(
-      'all four pods registered again',
+    // Reads fail while the server restarts: vi.waitFor retries them like a false check.
+    await vi.waitFor(
       async () => {
-        const members = await admin
-          .zrange(pods[0]!.membership.keys.members(), 0, -1)
-          .catch(() => []);
-        return members.length === 4;
+        const members = await admin.zrange(pods[0]!.membership.keys.members(), 0, -1);
+        expect(members, 'all four pods registered again').toHaveLength(4);
       },
-      10_000,
+      { ...SETTLE, timeout: 10_000 },
     );
-    await until('every pod on the stored epoch', () => fleet.converged(), 10_000);
+    await vi.waitFor(
+      async () => expect(await fleet.converged(), 'every pod on the stored epoch').toBe(true),
+      { ...SETTLE, timeout: 10_000 },
+    );
     expect(pods[0]!.membership.epoch).toBeGreaterThan(epochBefore);
     expect(lost.sort()).toEqual(['pod-a', 'pod-b', 'pod-c', 'pod-d']);
     expect(pods[0]!.membership.ring!.ids()).toEqual(['pod-a', 'pod-b', 'pod-c', 'pod-d']);

@@ -63,7 +63,7 @@ try {
     }
   }
   const deadDomain =
-    (await frontier.deadLetters('site0.com')).length > 0 ? 'site0.com' : 'site1.com';
+    (await frontier.inspector.deadLetters('site0.com')).length > 0 ? 'site0.com' : 'site1.com';
 
   const cluster = new ClusterRing(new StaticClusterView(PODS));
   const app = await createApiServer({ redis, frontier, cluster });

@@ -3,7 +3,7 @@
  * where the member list comes from: the pod registry (`@shardline/membership`, the
  * default), a fixed list (`--pods`), or the pods the frontier has seen.
  */
-import { FrontierKeys } from '@shardline/frontier';
+import { FrontierInspector } from '@shardline/frontier';
 import { MembershipReader } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 
@@ -72,24 +72,22 @@ export class StaticClusterView implements ClusterView {
 }
 
 /**
- * The pods the frontier has seen (`<prefix>:pods`, one SMEMBERS bounded by the number of
- * pods), weight 1 each. It knows no sessions, so every pod is reported alive and the
+ * The pods the frontier has seen (`FrontierInspector.pods()`, one SMEMBERS bounded by the
+ * number of pods), weight 1 each. It knows no sessions, so every pod is reported alive and the
  * epoch is 0. Stands in for the registry while no pod has ever joined it (crawlers that
  * run without membership, e.g. a single `shardline crawl`).
  */
 export class FrontierPodsClusterView implements ClusterView {
-  readonly #redis: Redis | Cluster;
-  readonly #keys: FrontierKeys;
+  readonly #frontier: FrontierInspector;
 
-  constructor(redis: Redis | Cluster, keys: FrontierKeys) {
-    this.#redis = redis;
-    this.#keys = keys;
+  constructor(frontier: FrontierInspector) {
+    this.#frontier = frontier;
   }
 
   async read(): Promise<ClusterState> {
-    const ids = (await this.#redis.smembers(this.#keys.pods())) as string[];
+    const ids = await this.#frontier.pods();
     return {
-      members: ids.sort().map((id) => ({ id, weight: 1, alive: true })),
+      members: ids.map((id) => ({ id, weight: 1, alive: true })),
       epoch: 0,
       source: 'frontier-pods',
     };
@@ -113,7 +111,7 @@ export class RegistryClusterView implements ClusterView {
   /** @param prefix key prefix shared by the frontier and the registry. @default 'sl' */
   constructor(redis: Redis | Cluster, prefix = 'sl') {
     this.#reader = new MembershipReader(redis, prefix);
-    this.#fallback = new FrontierPodsClusterView(redis, new FrontierKeys(prefix));
+    this.#fallback = new FrontierPodsClusterView(new FrontierInspector({ redis, prefix }));
   }
 
   async read(): Promise<ClusterState> {

@@ -80,7 +80,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   app.removeContentTypeParser('text/plain');
   installErrorHandlers(app, options.redis, maxBodyBytes);
 
-  const reader = new StatsReader(options.redis, options.frontier, options.cluster);
+  const reader = new StatsReader(options.frontier.inspector, options.cluster);
   const metrics = new ApiMetrics(reader);
   const ctx: RouteContext = {
     redis: options.redis,

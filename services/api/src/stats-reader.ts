@@ -1,9 +1,9 @@
 /**
- * Everything the routes read, each a bounded number of Redis commands: counter hashes,
- * ZCARDs, one page of an index, one sample of the domains index. No KEYS, no SCAN.
+ * Everything the routes read, through the frontier's `FrontierInspector`, each a bounded
+ * number of Redis commands: counter hashes, ZCARDs, one page of an index, one sample of the
+ * domains index. No KEYS, no SCAN.
  */
-import type { DeadLetter, DomainStats, RedisFrontier } from '@shardline/frontier';
-import type { Cluster, Redis } from 'ioredis';
+import type { DeadLetter, DomainStats, FrontierInspector } from '@shardline/frontier';
 import type { ClusterRing, ClusterSnapshot, RingArc } from './cluster-ring.js';
 import type { MembershipSource } from './cluster-view.js';
 import {
@@ -14,7 +14,7 @@ import {
   encodeListCursor,
   encodeScoreCursor,
 } from './cursor.js';
-import { HttpError } from './errors.js';
+import { ApiErrorCode, HttpError } from './errors.js';
 
 /** Orders of `GET /v1/domains`. */
 export type DomainSort = 'depth' | 'fetched' | 'errors';
@@ -79,12 +79,11 @@ function tokensOf(snapshot: ClusterSnapshot, id: string): number {
 }
 
 export class StatsReader {
-  readonly #redis: Redis | Cluster;
-  readonly #frontier: RedisFrontier;
+  readonly #frontier: FrontierInspector;
   readonly #cluster: ClusterRing;
 
-  constructor(redis: Redis | Cluster, frontier: RedisFrontier, cluster: ClusterRing) {
-    this.#redis = redis;
+  /** @param frontier the frontier's reader (`frontier.inspector`, or a standalone one). */
+  constructor(frontier: FrontierInspector, cluster: ClusterRing) {
     this.#frontier = frontier;
     this.#cluster = cluster;
   }
@@ -97,7 +96,7 @@ export class StatsReader {
   async stats() {
     const [counters, domains, snapshot] = await Promise.all([
       this.#frontier.stats(),
-      this.#redis.zcard(this.#frontier.keys.domains()),
+      this.#frontier.domainCount(),
       this.#cluster.snapshot(),
     ]);
     return {
@@ -124,19 +123,18 @@ export class StatsReader {
   async ownedDomains(
     snapshot: ClusterSnapshot,
   ): Promise<{ owned: Map<string, number>; info: DomainSampleInfo }> {
-    const key = this.#frontier.keys.domains();
-    const [indexed, flat] = (await Promise.all([
-      this.#redis.zcard(key),
-      this.#redis.zrandmember(key, DOMAIN_SAMPLE, 'WITHSCORES'),
-    ])) as [number, string[]];
-    const sampled = flat.length / 2;
+    const [indexed, sample] = await Promise.all([
+      this.#frontier.domainCount(),
+      this.#frontier.sampleDomains(DOMAIN_SAMPLE),
+    ]);
+    const sampled = sample.length;
     const scale = sampled === 0 ? 0 : indexed / sampled;
     const counts = new Map<string, number>();
     let live = 0;
-    for (let i = 0; i < flat.length; i += 2) {
-      if (Number(flat[i + 1]) <= 0) continue;
+    for (const { domain, count } of sample) {
+      if (count <= 0) continue;
       live++;
-      const owner = ringOwner(snapshot, flat[i]!);
+      const owner = ringOwner(snapshot, domain);
       if (owner !== null) counts.set(owner, (counts.get(owner) ?? 0) + 1);
     }
     const owned = new Map<string, number>();
@@ -153,8 +151,7 @@ export class StatsReader {
     sample: DomainSampleInfo;
   }> {
     const snapshot = await this.#cluster.snapshot();
-    const keys = this.#frontier.keys;
-    const known = (await this.#redis.smembers(keys.pods())) as string[];
+    const known = await this.#frontier.pods();
     const members = new Map(snapshot.members.map((m) => [m.id, m]));
     const ids = [...new Set([...members.keys(), ...known])].sort();
     const shares = snapshot.ring.size === 0 ? new Map<string, number>() : snapshot.ring.shares();
@@ -162,7 +159,7 @@ export class StatsReader {
       this.ownedDomains(snapshot),
       Promise.all(
         ids.map((id) =>
-          Promise.all([this.#frontier.podStats(id), this.#redis.zcard(keys.due(id))]),
+          Promise.all([this.#frontier.podStats(id), this.#frontier.dueHostCount(id)]),
         ),
       ),
     ]);
@@ -218,22 +215,14 @@ export class StatsReader {
    * frontier's index for that order (one ZREVRANGEBYSCORE, then one HGETALL per row).
    */
   async domains(sort: DomainSort, limit: number, cursorText: string | undefined) {
-    const key = this.#frontier.keys.domainIndex(sort);
     const cursor = cursorText === undefined ? undefined : decodeScoreCursor(cursorText, sort);
-    const max = cursor === undefined ? '+inf' : String(cursor.score);
-    const flat = (await this.#redis.zrevrangebyscore(
-      key,
-      max,
-      '-inf',
-      'WITHSCORES',
-      'LIMIT',
-      cursor?.skip ?? 0,
-      limit + 1,
-    )) as string[];
-    const page: { domain: string; score: number }[] = [];
-    for (let i = 0; i < flat.length && page.length < limit + 1; i += 2) {
-      page.push({ domain: flat[i]!, score: Number(flat[i + 1]) });
-    }
+    const rows = await this.#frontier.domains({
+      sort,
+      ...(cursor === undefined ? {} : { maxCount: cursor.score }),
+      offset: cursor?.skip ?? 0,
+      limit: limit + 1,
+    });
+    const page = rows.map(({ domain, count }) => ({ domain, score: count }));
     const more = page.length > limit;
     if (more) page.length = limit;
     let next: string | null = null;
@@ -257,11 +246,10 @@ export class StatsReader {
   /** Exact counters of one domain; 404 when the frontier never saw it. */
   async domain(domain: string) {
     await this.requireDomain(domain);
-    const keys = this.#frontier.keys;
     const [stats, snapshot, deadLetters] = await Promise.all([
       this.#frontier.domainStats(domain),
       this.#cluster.snapshot(),
-      this.#redis.llen(keys.deadLetters(domain)),
+      this.#frontier.deadLettersKept(domain),
     ]);
     const { hosts, ...rest } = stats;
     return {
@@ -284,8 +272,7 @@ export class StatsReader {
 
   async #domainDeadLetters(domain: string, limit: number, cursorText: string | undefined) {
     await this.requireDomain(domain);
-    const key = this.#frontier.keys.deadLetters(domain);
-    const length = await this.#redis.llen(key);
+    const length = await this.#frontier.deadLettersKept(domain);
     // Offsets in the cursor count from the head as it was at the first page; letters
     // pushed since then moved older ones down by the growth of the list.
     const start =
@@ -314,38 +301,32 @@ export class StatsReader {
   async #allDeadLetters(limit: number, cursorText: string | undefined) {
     const cursor = cursorText === undefined ? undefined : decodeDeadLetterCursor(cursorText);
     const resumed = cursor !== undefined && cursor.domain !== '' ? cursor : undefined;
-    const key = this.#frontier.keys.deadLetterDomains();
     // Skip the resumed domain in the index only if it is still where the cursor saw it:
     // a domain whose count changed since left that run of equal scores.
     const stillThere =
       resumed !== undefined &&
-      Number(await this.#redis.zscore(key, resumed.domain)) === resumed.score;
+      (await this.#frontier.deadLettersHeld(resumed.domain)) === resumed.score;
     const after = (cursor?.skip ?? 0) + (stillThere ? 1 : 0);
-    const [flat, domains] = (await Promise.all([
-      this.#redis.zrevrangebyscore(
-        key,
-        cursor === undefined ? '+inf' : String(cursor.score),
-        '(0',
-        'WITHSCORES',
-        'LIMIT',
-        after,
-        limit + 1,
-      ),
-      this.#redis.zcount(key, '(0', '+inf'),
-    ])) as [string[], number];
+    const [rows, domains] = await Promise.all([
+      this.#frontier.deadLetterDomains({
+        ...(cursor === undefined ? {} : { maxCount: cursor.score }),
+        offset: after,
+        limit: limit + 1,
+      }),
+      this.#frontier.deadLetterDomainCount(),
+    ]);
     // Domains to visit with their keyset position (score, domains of that score before it).
     const visits: { domain: string; score: number; skip: number }[] = [];
     if (resumed) visits.push({ domain: resumed.domain, score: resumed.score, skip: resumed.skip });
     let runScore = cursor?.score;
     let run = after;
-    for (let i = 0; i < flat.length; i += 2) {
-      const score = Number(flat[i + 1]);
+    for (const { domain, count: score } of rows) {
       if (score !== runScore) {
         runScore = score;
         run = 0;
       }
       // The resumed domain may also be listed further on if its count dropped.
-      if (flat[i] !== resumed?.domain) visits.push({ domain: flat[i]!, score, skip: run });
+      if (domain !== resumed?.domain) visits.push({ domain, score, skip: run });
       run++;
     }
     const items: DeadLetter[] = [];
@@ -357,7 +338,7 @@ export class StatsReader {
         nextCursor = encodeDeadLetterCursor({ ...at, domain: '', offset: 0, length: 0 });
         break;
       }
-      const length = await this.#redis.llen(this.#frontier.keys.deadLetters(at.domain));
+      const length = await this.#frontier.deadLettersKept(at.domain);
       // Letters pushed since the cursor's first page moved older ones down by the growth.
       const base = v === 0 && resumed ? resumed : { offset: 0, length };
       const offset = base.offset + Math.max(0, length - base.length);
@@ -375,7 +356,7 @@ export class StatsReader {
       }
     }
     const last = visits[visits.length - 1];
-    if (nextCursor === null && last && flat.length / 2 === limit + 1) {
+    if (nextCursor === null && last && rows.length === limit + 1) {
       // Every domain read, more may follow: continue after the last one.
       nextCursor = encodeDeadLetterCursor({
         ...last,
@@ -388,11 +369,10 @@ export class StatsReader {
     return { domain: null, total: null, domains, items, nextCursor };
   }
 
-  /** Throws a 404 `HttpError` unless the domain has a counter hash (one EXISTS). */
+  /** Throws a 404 `HttpError` unless the frontier has seen the domain (one EXISTS). */
   async requireDomain(domain: string): Promise<void> {
-    const exists = await this.#redis.exists(this.#frontier.keys.domain(domain));
-    if (exists === 0) {
-      throw new HttpError(404, 'SHARDLINE_ERR_API_UNKNOWN_DOMAIN', `unknown domain: ${domain}`);
+    if (!(await this.#frontier.hasDomain(domain))) {
+      throw new HttpError(404, ApiErrorCode.UNKNOWN_DOMAIN, `unknown domain: ${domain}`);
     }
   }
 }

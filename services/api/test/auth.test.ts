@@ -23,7 +23,7 @@ describe('bearer token on mutating routes', () => {
     expect((await call(locked.base, `/v1/domains/${d}/pause`, { method: 'POST' })).status).toBe(
       403,
     );
-    expect(await locked.redis.exists(locked.frontier.keys.domain('auth.example'))).toBe(0);
+    expect(await locked.frontier.inspector.hasDomain('auth.example')).toBe(false);
     // Reads stay open.
     expect((await call(locked.base, '/v1/stats')).status).toBe(200);
   });
@@ -41,7 +41,7 @@ describe('bearer token on mutating routes', () => {
       expect(r.body.code).toBe('SHARDLINE_ERR_API_UNAUTHORIZED');
       expect(r.headers.get('www-authenticate')).toContain('Bearer');
     }
-    expect(await open.redis.exists(open.frontier.keys.domain('auth.example'))).toBe(0);
+    expect(await open.frontier.inspector.hasDomain('auth.example')).toBe(false);
   });
 
   it('accepts the right token (scheme case-insensitive)', async () => {

@@ -149,7 +149,7 @@ describe('startApi over the registry', () => {
     const frontier = new RedisFrontier({ redis, prefix: PREFIX, ownerOf: () => 'unused' });
     const placed = new Map<string, string>();
     for (const pod of ['pod-a', 'pod-b']) {
-      for (const d of await frontier.queuedDomainsOf(pod)) placed.set(d, pod);
+      for (const d of await frontier.inspector.queuedDomainsOf(pod)) placed.set(d, pod);
     }
     const owners = new Set<string>();
     for (const d of domains) {

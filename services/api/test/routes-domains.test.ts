@@ -52,7 +52,8 @@ async function failIn(domain: string, n: number, retryable: boolean): Promise<st
 
 /** Every domain the fixture's frontier has seen (the depth index lists them all). */
 async function everyDomain(): Promise<string[]> {
-  return fx.redis.zrange(fx.frontier.keys.domains(), 0, -1);
+  const rows = await fx.frontier.inspector.domains({ limit: 100_000 });
+  return rows.map((r) => r.domain);
 }
 
 /** Expected order of an index: by `count` descending, ties by domain descending (ZREVRANGE). */
@@ -74,7 +75,7 @@ describe('GET /v1/domains', () => {
       const seeded = fx.domains.find((d) => d.domain === row.domain)!;
       expect(row.queued).toBe(seeded.urls);
       expect(row.owner).toBe(seeded.owner);
-      const stats = await fx.frontier.domainStats(row.domain);
+      const stats = await fx.frontier.inspector.domainStats(row.domain);
       expect(row.fetched).toBe(stats.fetched);
     }
     expect(body.nextCursor).toBeNull();
@@ -104,9 +105,11 @@ describe('GET /v1/domains', () => {
         if (lease.domain === extra) await fx.frontier.complete(lease);
         else await fx.frontier.release(lease);
       }
-      if ((await fx.frontier.domainStats(extra)).fetched >= 3) break;
+      if ((await fx.frontier.inspector.domainStats(extra)).fetched >= 3) break;
     }
-    const stats = await Promise.all((await everyDomain()).map((d) => fx.frontier.domainStats(d)));
+    const stats = await Promise.all(
+      (await everyDomain()).map((d) => fx.frontier.inspector.domainStats(d)),
+    );
     const expected = ranked(stats, (s) => s.fetched);
     expect(expected.length).toBeGreaterThan(1);
     expect(expected[0]!.domain).toBe(extra);
@@ -132,7 +135,9 @@ describe('GET /v1/domains', () => {
     await failIn(a!, 3, true); // three retried failures
     await failIn(b!, 1, false); // one failure that dead-letters: counts twice
     await failIn(c!, 1, true);
-    const stats = await Promise.all((await everyDomain()).map((d) => fx.frontier.domainStats(d)));
+    const stats = await Promise.all(
+      (await everyDomain()).map((d) => fx.frontier.inspector.domainStats(d)),
+    );
     const expected = ranked(stats, (s) => s.failed + s.dead);
     expect(expected.map((s) => s.domain)).toEqual(expect.arrayContaining([a, b, c]));
     const all = await walk('/v1/domains?sort=errors&', 100);
@@ -161,7 +166,7 @@ describe('GET /v1/domains/{domain}', () => {
     const { status, body } = await call(fx.base, `/v1/domains/${seeded.domain}`);
     expect(status).toBe(200);
     expectSchema(domainResponse, body);
-    const { hosts, ...stats } = await fx.frontier.domainStats(seeded.domain);
+    const { hosts, ...stats } = await fx.frontier.inspector.domainStats(seeded.domain);
     expect(body).toMatchObject(stats);
     expect(body.hosts).toEqual(hosts);
     expect(body.owner).toBe(seeded.owner);
@@ -223,11 +228,15 @@ describe('GET /v1/dead-letters', () => {
       await failIn(domain, n, false);
     }
     const expectedNow = async () => {
-      const stats = await Promise.all((await everyDomain()).map((d) => fx.frontier.domainStats(d)));
+      const stats = await Promise.all(
+        (await everyDomain()).map((d) => fx.frontier.inspector.domainStats(d)),
+      );
       const held = ranked(stats, (s) => s.dead);
       const urls: string[] = [];
       for (const s of held) {
-        urls.push(...(await fx.frontier.deadLetters(s.domain, { limit: 1000 })).map((l) => l.url));
+        urls.push(
+          ...(await fx.frontier.inspector.deadLetters(s.domain, { limit: 1000 })).map((l) => l.url),
+        );
       }
       return { held, urls };
     };
@@ -286,7 +295,7 @@ describe('POST /v1/domains/{domain}/pause|resume', () => {
     });
     expect(paused.status).toBe(200);
     expect(paused.body).toEqual({ domain: seeded.domain, paused: true });
-    expect((await fx.frontier.domainStats(seeded.domain)).paused).toBe(true);
+    expect((await fx.frontier.inspector.domainStats(seeded.domain)).paused).toBe(true);
     const { leases } = await fx.frontier.claim({ pod: seeded.owner, max: 50 });
     expect(leases.some((l) => l.domain === seeded.domain)).toBe(false);
     for (const lease of leases) await fx.frontier.release(lease);
@@ -295,7 +304,7 @@ describe('POST /v1/domains/{domain}/pause|resume', () => {
       token: TOKEN,
     });
     expect(resumed.body).toEqual({ domain: seeded.domain, paused: false });
-    expect((await fx.frontier.domainStats(seeded.domain)).paused).toBe(false);
+    expect((await fx.frontier.inspector.domainStats(seeded.domain)).paused).toBe(false);
   });
 
   it('needs the token and a known domain', async () => {
@@ -310,6 +319,6 @@ describe('POST /v1/domains/{domain}/pause|resume', () => {
     });
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('SHARDLINE_ERR_API_UNKNOWN_DOMAIN');
-    expect((await fx.frontier.domainStats(d)).paused).toBe(false);
+    expect((await fx.frontier.inspector.domainStats(d)).paused).toBe(false);
   });
 });

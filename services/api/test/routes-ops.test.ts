@@ -65,10 +65,10 @@ describe('GET /metrics', () => {
     expect(types.get('shardline_urls_fetched_total')).toBe('counter');
     expect(types.get('shardline_queue_depth')).toBe('gauge');
     for (const pod of PODS) {
-      const podStats = await fx.frontier.podStats(pod);
+      const podStats = await fx.frontier.inspector.podStats(pod);
       expect(one('shardline_pod_urls_fetched_total', { pod })).toBe(podStats.fetched ?? 0);
       expect(one('shardline_pod_due_hosts', { pod })).toBe(
-        await fx.redis.zcard(fx.frontier.keys.due(pod)),
+        (await fx.frontier.inspector.dueHosts(pod, { limit: 100_000 })).length,
       );
     }
     expect(one('shardline_pods', { state: 'alive' })).toBe(2);

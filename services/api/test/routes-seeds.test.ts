@@ -43,10 +43,10 @@ describe('POST /v1/seeds', () => {
     expect(body.results[5].reason.length).toBeGreaterThan(0);
     expect(body).toMatchObject({ queued: 2, duplicates: 1, rejected: 3, overCap: 0 });
     // What Redis holds: two queued URLs of the domain, in its owner's due index.
-    const stats = await fx.frontier.domainStats('seed-one.example');
+    const stats = await fx.frontier.inspector.domainStats('seed-one.example');
     expect(stats.queued).toBe(2);
     const owner = fx.ring.owner('seed-one.example');
-    const due = await fx.frontier.dueHosts(owner, { limit: 100 });
+    const due = await fx.frontier.inspector.dueHosts(owner, { limit: 100 });
     expect(due.some((h) => h.domain === 'seed-one.example')).toBe(true);
     const { leases } = await fx.frontier.claim({ pod: owner, max: 100 });
     const b = leases.find((l) => l.url === 'https://seed-one.example/b');
@@ -71,7 +71,7 @@ describe('POST /v1/seeds', () => {
     });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.details[0].path).toBe('body/urls');
-    expect(await fx.redis.exists(fx.frontier.keys.domain('m.example'))).toBe(0);
+    expect(await fx.frontier.inspector.hasDomain('m.example')).toBe(false);
   });
 
   it('answers bad JSON with 400, a wrong type with 415 and an oversized body with 413', async () => {

@@ -106,7 +106,7 @@ describe('read commands (--json against frontier data)', () => {
     const page = await json<{ items: Record<string, unknown>[] }>(['domains', '--limit', '10']);
     expect(page.items.map((d) => d.domain)).toEqual(['alpha.com', 'beta.com', 'gamma.com']);
     for (const row of page.items) {
-      const s = await frontier.domainStats(String(row.domain));
+      const s = await frontier.inspector.domainStats(String(row.domain));
       expect(row).toMatchObject({
         queued: s.queued,
         inFlight: s.inFlight,
@@ -144,7 +144,7 @@ describe('read commands (--json against frontier data)', () => {
         recent: { url: string; status: number }[];
       };
     }>(['domain', 'alpha.com']);
-    const s = await frontier.domainStats('alpha.com');
+    const s = await frontier.inspector.domainStats('alpha.com');
     expect(d.queued).toBe(s.queued);
     expect(d.owner).toBe(ring.owner('alpha.com'));
     expect(d.paused).toBe(false);
@@ -186,7 +186,9 @@ describe('read commands (--json against frontier data)', () => {
     }>(['pods']);
     expect(view.pods.map((p) => p.id)).toEqual(['pod-a', 'pod-b']);
     for (const pod of view.pods) {
-      expect(pod.dueHosts).toBe(await redis.zcard(frontier.keys.due(pod.id)));
+      expect(pod.dueHosts).toBe(
+        (await frontier.inspector.dueHosts(pod.id, { limit: 100_000 })).length,
+      );
       expect(pod.tokens).toBe(8192);
     }
     const shares = ring.shares();
@@ -233,7 +235,7 @@ describe('admin commands', () => {
     const paused = await human(['pause', 'beta.com']);
     expect(paused.code).toBe(0);
     expect(paused.stdout).toBe('beta.com: paused (3 queued)\n');
-    expect((await frontier.domainStats('beta.com')).paused).toBe(true);
+    expect((await frontier.inspector.domainStats('beta.com')).paused).toBe(true);
     const during = await frontier.claim({ pod: owner, max: 50 });
     expect(during.leases.filter((l) => l.domain === 'beta.com')).toEqual([]);
     for (const lease of during.leases) await frontier.release(lease);
@@ -243,7 +245,7 @@ describe('admin commands', () => {
       paused: false,
       queued: 3,
     });
-    expect((await frontier.domainStats('beta.com')).paused).toBe(false);
+    expect((await frontier.inspector.domainStats('beta.com')).paused).toBe(false);
     const after = await frontier.claim({ pod: owner, max: 50 });
     expect(after.leases.some((l) => l.domain === 'beta.com')).toBe(true);
     for (const lease of after.leases) await frontier.release(lease);
@@ -266,9 +268,9 @@ describe('admin commands', () => {
 
     const requeued = await json(['dead-letters', '--requeue']);
     expect(requeued).toEqual({ requeued: 2, domains: [{ domain: 'gamma.com', requeued: 2 }] });
-    const gamma = await frontier.domainStats('gamma.com');
+    const gamma = await frontier.inspector.domainStats('gamma.com');
     expect(gamma.queued).toBe(2);
-    expect(await frontier.deadLetters('gamma.com')).toEqual([]);
+    expect(await frontier.inspector.deadLetters('gamma.com')).toEqual([]);
     const none = await human(['dead-letters']);
     expect(none.stdout).toBe('no dead letters\n');
   });
@@ -278,7 +280,7 @@ describe('admin commands', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error: unknown domain: nowhere.com\n');
     expect(hasStackTrace(result.stderr)).toBe(false);
-    expect(await redis.exists(frontier.keys.domain('nowhere.com'))).toBe(0);
+    expect(await frontier.inspector.hasDomain('nowhere.com')).toBe(false);
   });
 
   it('domains --sort fetched|errors and dead-letters without a domain read the frontier indexes', async () => {
@@ -308,7 +310,7 @@ describe('admin commands', () => {
     }
     expect([...plan.values()].every((p) => p.ok + p.dead === 0)).toBe(true);
     const stats = await Promise.all(
-      ['alpha.com', 'beta.com', 'gamma.com'].map((d) => frontier.domainStats(d)),
+      ['alpha.com', 'beta.com', 'gamma.com'].map((d) => frontier.inspector.domainStats(d)),
     );
     const order = (count: (s: (typeof stats)[number]) => number) =>
       stats

@@ -70,7 +70,7 @@ describe('ownership from the registry', () => {
     const frontier = new RedisFrontier({ redis, prefix: PREFIX, ownerOf: () => 'unused' });
     const placed = new Map<string, string[]>();
     for (const pod of ['pod-a', 'pod-b']) {
-      for (const d of await frontier.queuedDomainsOf(pod)) {
+      for (const d of await frontier.inspector.queuedDomainsOf(pod)) {
         placed.set(d, [...(placed.get(d) ?? []), pod]);
       }
     }
@@ -163,7 +163,7 @@ describe('ownership from the registry', () => {
       /^error: no crawler pod is live in the registry: the session of every member \(pod-c\) has expired.*--pods/,
     );
     const frontier = new RedisFrontier({ redis, prefix, ownerOf: () => 'unused' });
-    expect((await frontier.domainStats('orphan.test')).queued).toBe(0);
+    expect((await frontier.inspector.domainStats('orphan.test')).queued).toBe(0);
   });
 
   it('after every pod left gracefully, seed refuses (stale frontier pods do not stand in)', async () => {
@@ -181,6 +181,6 @@ describe('ownership from the registry', () => {
     const fixed = await cli(['seed', '--pods', 'pod-x', 'https://orphan.test/'], undefined, prefix);
     expect(fixed.code).toBe(0);
     const frontier = new RedisFrontier({ redis, prefix, ownerOf: () => 'unused' });
-    expect(await frontier.queuedDomainsOf('pod-x')).toEqual(['orphan.test']);
+    expect(await frontier.inspector.queuedDomainsOf('pod-x')).toEqual(['orphan.test']);
   });
 });

@@ -48,7 +48,7 @@ describe('shardline seed', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('queued 3, duplicate 1, over-cap 0, rejected 0');
-    const stats = await frontier.domainStats('example.com');
+    const stats = await frontier.inspector.domainStats('example.com');
     expect(stats.queued).toBe(3);
     expect(stats.duplicates).toBe(1);
     expect(stats.hosts).toEqual(['example.com', 'www.example.com']);
@@ -93,7 +93,8 @@ describe('shardline seed', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ lines: 100_000, queued: 100_000 });
     let queued = 0;
-    for (let d = 0; d < 10; d++) queued += (await frontier.domainStats(`bulk${d}.com`)).queued;
+    for (let d = 0; d < 10; d++)
+      queued += (await frontier.inspector.domainStats(`bulk${d}.com`)).queued;
     expect(queued).toBe(100_000);
     // Not a terminal: plain progress lines, no cursor-control sequences.
     expect(result.stderr).not.toContain('\x1b[');
@@ -126,7 +127,7 @@ describe('shardline seed', () => {
     expect(result.stderr).toContain('"ftp://good.test/file"');
     expect(errLines.at(-1)).toMatch(/^error: 4 lines rejected/);
     expect(hasStackTrace(result.stderr)).toBe(false);
-    expect((await frontier.domainStats('good.test')).queued).toBe(2);
+    expect((await frontier.inspector.domainStats('good.test')).queued).toBe(2);
 
     const rows = readFileSync(report, 'utf8')
       .trimEnd()
@@ -151,7 +152,7 @@ describe('shardline seed', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ queued: 1, rejected: 1 });
     expect(result.stderr).toMatch(/^line 2: SHARDLINE_ERR_URL_\w+: /m);
-    expect((await frontier.domainStats('ok.test')).queued).toBe(1);
+    expect((await frontier.inspector.domainStats('ok.test')).queued).toBe(1);
   });
 
   it('refuses to seed when no pod can own the URLs, before queueing anything', async () => {
@@ -160,7 +161,7 @@ describe('shardline seed', () => {
     expect(result.code).toBe(1);
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/^error: no crawler pod has registered .*--pods/);
-    expect((await frontier.domainStats('orphan.test')).queued).toBe(0);
+    expect((await frontier.inspector.domainStats('orphan.test')).queued).toBe(0);
   });
 
   it('uses the pods seen in the frontier when --pods is not given', async () => {
@@ -173,7 +174,10 @@ describe('shardline seed', () => {
       owners: 'pods seen in the frontier',
     });
     // The only pod seen is pod-x, so its due index holds both domains.
-    expect((await frontier.queuedDomainsOf('pod-x')).sort()).toEqual(['first.test', 'second.test']);
+    expect((await frontier.inspector.queuedDomainsOf('pod-x')).sort()).toEqual([
+      'first.test',
+      'second.test',
+    ]);
   });
 
   it('an unreadable --file is one error line and exit 1', async () => {

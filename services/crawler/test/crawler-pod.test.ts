@@ -6,6 +6,7 @@ import { RedisFrontier } from '@shardline/frontier';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skewGlobalCounter } from '../../../packages/frontier/test/layout.js';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { startTestWeb, type TestWeb } from '../../../test/web/index.js';
 import {
@@ -112,6 +113,7 @@ describe('CrawlerPod', () => {
     });
     try {
       const pod = newPod({ stopGraceMs: 100, resolve: hanging.resolveOverrides });
+      const prefix = `t${n}`; // the key prefix newPod gave it
       const origin = hanging.origin('site1.test');
       await pod.seed([`${origin}/`]);
       await pod.start();
@@ -121,8 +123,8 @@ describe('CrawlerPod', () => {
       expect(result).toMatchObject({ url: `${origin}/`, outcome: 'released' });
       expect(await pod.frontier.stats()).toMatchObject({ queued: 1 });
       // An abandoned request says nothing about the site: no "unreachable" answer is shared.
-      expect(await redis.exists(`${pod.frontier.keys.prefix}:robots:${origin}`)).toBe(0);
-      expect(await redis.keys(`${pod.frontier.keys.prefix}:robots:*`)).toEqual([]);
+      expect(await redis.exists(`${prefix}:robots:${origin}`)).toBe(0);
+      expect(await redis.keys(`${prefix}:robots:*`)).toEqual([]);
     } finally {
       await hanging.close();
     }
@@ -162,11 +164,12 @@ describe('CrawlerPod', () => {
 
   it('exits when idle even though the global in-flight sum stayed off after a kill', async () => {
     const pod = newPod({ exitWhenIdle: { graceMs: 200 }, maxDepth: 0 });
+    const prefix = `t${n}`; // the key prefix newPod gave it
     web.clearLog();
     const url = `${web.origin('site4.test')}/`;
     await pod.seed([url]);
     // As left by a pod killed between a complete script and its counter update.
-    await redis.hincrby(pod.frontier.keys.stats(), 'inFlight', 1);
+    await skewGlobalCounter(redis, prefix, 'inFlight', 1);
     await pod.start();
     await pod.done;
     expect(web.fetchCounts().get(url)).toBe(1);
@@ -246,7 +249,10 @@ describe('CrawlerPod', () => {
     expect(web.fetchCounts().get(url)).toBe(1);
     expect((await results(pod)).find((r) => r.url === url)?.outcome).toBe('fetched');
     // No lease was reaped and no ack came late.
-    expect(await pod.frontier.domainStats('site2.test')).toMatchObject({ repeats: 0, late: 0 });
+    expect(await pod.frontier.inspector.domainStats('site2.test')).toMatchObject({
+      repeats: 0,
+      late: 0,
+    });
     expect(pod.stats().lost).toBe(0);
   }, 15_000);
 
@@ -270,19 +276,14 @@ describe('CrawlerPod', () => {
       await pod.seed([`${slowRobots.origin('site1.test')}/`]);
       await pod.start();
       await pod.done;
-      const [dead] = await pod.frontier.deadLetters('site1.test');
+      const [dead] = await pod.frontier.inspector.deadLetters('site1.test');
       expect(dead?.reason).toBe('SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE');
-      const state = await redis.hmget(
-        pod.frontier.keys.hostState('site1.test', 'site1.test'),
-        'n',
-        'bo',
-        'fc',
-      );
+      const state = await pod.frontier.inspector.hostState('site1.test', 'site1.test');
       // Claimed ≥ 400 ms before the refusal; the claim set n = claim + delay. A failure
       // counted as sent would have moved it to refusal + delay.
-      expect(Number(state[0])).toBeLessThanOrEqual(dead!.atMs + delayMs - 300);
-      expect(Number(state[0])).toBeGreaterThan(dead!.atMs);
-      expect(state.slice(1)).toEqual([null, null]);
+      expect(state.nextAllowedAtMs).toBeLessThanOrEqual(dead!.atMs + delayMs - 300);
+      expect(state.nextAllowedAtMs).toBeGreaterThan(dead!.atMs);
+      expect([state.backoffMs, state.consecutiveFailures]).toEqual([0, 0]);
     } finally {
       await slowRobots.close();
     }

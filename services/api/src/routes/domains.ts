@@ -83,7 +83,7 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
         await ctx.cluster.snapshot();
         if (action === 'pause') await ctx.frontier.pause(domain);
         else await ctx.frontier.resume(domain);
-        const stats = await ctx.frontier.domainStats(domain);
+        const stats = await ctx.frontier.inspector.domainStats(domain);
         return { domain, paused: stats.paused };
       },
     );

@@ -31,7 +31,7 @@ export function registerPauseCommands(program: Command, ctx: CliContext): void {
         // Resuming re-scores the domain's hosts in their owner's due index.
         ownership.requirePods();
         await (paused ? frontier.pause(domain) : frontier.resume(domain));
-        const stats = await frontier.domainStats(domain);
+        const stats = await frontier.inspector.domainStats(domain);
         if (flags.json) {
           return writeJson(ctx.stdout, { domain, paused: stats.paused, queued: stats.queued });
         }

@@ -1,6 +1,6 @@
 /**
  * Which domains hold dead letters, from the frontier's dead-letter domains index
- * (`frontier.deadLetterDomains`, a ZSET of domain → dead letters held): paged reads of that
+ * (`frontier.inspector.deadLetterDomains`, a ZSET of domain → dead letters held): paged reads of that
  * index only, never a walk over all domains.
  */
 import type { RedisFrontier } from '@shardline/frontier';
@@ -16,7 +16,7 @@ export async function domainsWithDeadLetters(
   frontier: RedisFrontier,
   limit: number,
 ): Promise<{ domains: { domain: string; dead: number }[]; more: boolean }> {
-  const rows = await frontier.deadLetterDomains({ offset: 0, limit: limit + 1 });
+  const rows = await frontier.inspector.deadLetterDomains({ offset: 0, limit: limit + 1 });
   const more = rows.length > limit;
   return { domains: rows.slice(0, limit).map((r) => ({ domain: r.domain, dead: r.count })), more };
 }
@@ -29,7 +29,7 @@ export async function domainsWithDeadLetters(
 export async function allDomainsWithDeadLetters(frontier: RedisFrontier): Promise<string[]> {
   const out = new Set<string>();
   for (let offset = 0; ; offset += PAGE) {
-    const rows = await frontier.deadLetterDomains({ offset, limit: PAGE });
+    const rows = await frontier.inspector.deadLetterDomains({ offset, limit: PAGE });
     for (const r of rows) out.add(r.domain);
     if (rows.length < PAGE) return [...out];
   }

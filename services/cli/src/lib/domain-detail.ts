@@ -1,13 +1,13 @@
 /**
  * What `shardline domain <name>` shows beyond the API's domain counters: each host's
- * politeness state (read-only HGETALL of the host state hash through `frontier.keys`), the
+ * politeness state (decoded by the frontier: `frontier.inspector.hostState`), the
  * robots.txt records the pods cache in Redis, and the domain's recent results from the
  * results stream. Every read is bounded: at most `maxHosts` hosts, one XREVRANGE of
  * `scanResults` entries.
  */
 
 import { RedisRobotsCache, type RobotsCacheRecord } from '@shardline/crawler';
-import type { RedisFrontier } from '@shardline/frontier';
+import type { HostState, RedisFrontier } from '@shardline/frontier';
 import { RobotsTxt } from '@shardline/robots';
 import type { Cluster, Redis } from 'ioredis';
 
@@ -95,22 +95,14 @@ export async function redisNowMs(redis: Redis | Cluster): Promise<number> {
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
-function int(value: string | undefined): number {
-  const n = Number(value ?? 0);
-  return Number.isFinite(n) ? n : 0;
-}
-
 /** Effective delay (max of the components, as the claim script computes it) and its source. */
-export function effectiveDelay(
-  state: Record<string, string>,
-  defaultDelayMs: number,
-): HostDetail['delay'] {
-  const configuredMs = state.dl === undefined ? null : int(state.dl);
+export function effectiveDelay(state: HostState, defaultDelayMs: number): HostDetail['delay'] {
+  const configuredMs = state.delayMs;
   const parts: [DelaySource, number][] = [
     [configuredMs === null ? 'default' : 'configured', configuredMs ?? defaultDelayMs],
-    ['robots crawl-delay', int(state.cd)],
-    ['adaptive', int(state.ad)],
-    ['backoff', int(state.bo)],
+    ['robots crawl-delay', state.crawlDelayMs],
+    ['adaptive', state.adaptiveDelayMs],
+    ['backoff', state.backoffMs],
   ];
   let best = parts[0]!;
   for (const part of parts) if (part[1] > best[1]) best = part;
@@ -119,10 +111,10 @@ export function effectiveDelay(
     source: best[0],
     configuredMs,
     defaultMs: defaultDelayMs,
-    crawlDelayMs: int(state.cd),
-    adaptiveMs: int(state.ad),
-    backoffMs: int(state.bo),
-    consecutiveFailures: int(state.fc),
+    crawlDelayMs: state.crawlDelayMs,
+    adaptiveMs: state.adaptiveDelayMs,
+    backoffMs: state.backoffMs,
+    consecutiveFailures: state.consecutiveFailures,
   };
 }
 
@@ -140,23 +132,6 @@ function origins(host: string, urls: readonly string[]): string[] {
   out.add(`https://${host}`);
   out.add(`http://${host}`);
   return [...out];
-}
-
-/** The first queued URL of a host (its best level), for its origin. */
-async function peekUrl(
-  redis: Redis | Cluster,
-  frontier: RedisFrontier,
-  domain: string,
-  host: string,
-): Promise<string | undefined> {
-  const [level] = (await redis.zrevrange(frontier.keys.hostLevels(domain, host), 0, 0)) as string[];
-  if (level === undefined) return undefined;
-  const entry = (await redis.lindex(frontier.keys.hostQueue(domain, host, Number(level)), 0)) as
-    | string
-    | null;
-  // Entry: <depth>,<attempt>,<metaLen>,<meta><url>
-  const match = entry === null ? null : /^\d+,\d+,(\d+),/.exec(entry);
-  return match ? entry!.slice(match[0].length + Number(match[1])) : undefined;
 }
 
 async function readRobots(
@@ -217,9 +192,13 @@ export async function readDomainDetail(
   const robotsCache = new RedisRobotsCache({ redis, prefix: options.prefix });
   const [nowMs, entries] = await Promise.all([
     redisNowMs(redis),
+    // No stream yet reads as empty; a key of another type means no recent results either.
+    // Anything else (Redis unreachable) is the command's error.
     (redis.xrevrange(stream, '+', '-', 'COUNT', scan) as Promise<[string, string[]][]>).catch(
-      // No stream yet (or a key of another type): no recent results.
-      () => [] as [string, string[]][],
+      (error: unknown) => {
+        if (error instanceof Error && error.message.startsWith('WRONGTYPE')) return [];
+        throw error;
+      },
     ),
   ]);
   const recent: RecentResult[] = [];
@@ -241,24 +220,24 @@ export async function readDomainDetail(
   const details = await Promise.all(
     listed.map(async (host): Promise<HostDetail> => {
       const [state, head] = await Promise.all([
-        redis.hgetall(frontier.keys.hostState(domain, host)) as Promise<Record<string, string>>,
-        peekUrl(redis, frontier, domain, host),
+        frontier.inspector.hostState(domain, host),
+        frontier.inspector.queueHead(domain, host),
       ]);
       const seen = recent.filter((r) => r.host === host).map((r) => r.url);
-      const candidates = origins(host, head ? [head, ...seen] : seen);
+      const candidates = origins(host, head ? [head.url, ...seen] : seen);
       const robots = (
         await Promise.all(
           candidates.map((o) => readRobots(robotsCache, o, options.userAgentToken ?? 'shardline')),
         )
       ).filter((r): r is RobotsDetail => r !== undefined);
-      const nextAllowedAtMs = int(state.n);
+      const { nextAllowedAtMs } = state;
       return {
         host,
-        queued: int(state.q),
-        inFlight: int(state.f),
+        queued: state.queued,
+        inFlight: state.inFlight,
         nextAllowedAtMs,
         nextAllowedInMs: Math.max(0, nextAllowedAtMs - nowMs),
-        concurrency: state.c === undefined ? null : int(state.c),
+        concurrency: state.concurrency,
         delay: effectiveDelay(state, defaultDelayMs),
         robots,
       };

@@ -99,7 +99,7 @@ export async function withSession<T>(
       ownerOf: ownership.ownerOf,
       prefix,
     });
-    const reader = new StatsReader(connection.client, frontier, ownership.cluster);
+    const reader = new StatsReader(frontier.inspector, ownership.cluster);
     return await body({
       redis: connection.client,
       frontier,

@@ -1,0 +1,185 @@
+/**
+ * Claiming from a pod's own due index: due-take-2.lua takes and holds the due hosts,
+ * claim-2.lua visits each (reap expired leases, politeness gate, pop, lease, re-score),
+ * index-update-2.lua writes the new scores. Hosts the pod no longer owns are forwarded
+ * to their owner in the background.
+ */
+import { asArray, checkPod } from './checks.js';
+import { dueMember, leaseId, parseDueMember, parseScore, unpackEntry } from './codec.js';
+import type { FrontierContext } from './context.js';
+import { Counters } from './counters.js';
+import { type DueIndex, IndexBatch } from './due-index.js';
+import { FrontierArgumentError } from './errors.js';
+import type { Ownership } from './ownership.js';
+import { SCRIPT_COMMANDS as C } from './scripts.js';
+import type { ClaimRequest, ClaimResult, Lease } from './types.js';
+
+const MAX_CLAIM = 10_000;
+
+/** A host of a due index: `<domain>/<host>` decoded. */
+type DueRef = { domain: string; host: string };
+
+export class Claims {
+  readonly #ctx: FrontierContext;
+  readonly #index: DueIndex;
+  readonly #ownership: Ownership;
+  // Domains a claim found in the wrong pod's due index, being moved to their owner.
+  readonly #forwarding = new Map<string, Promise<void>>();
+
+  constructor(ctx: FrontierContext, index: DueIndex, ownership: Ownership) {
+    this.#ctx = ctx;
+    this.#index = index;
+    this.#ownership = ownership;
+  }
+
+  /** See `RedisFrontier.claim`. */
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    const pod = checkPod(request?.pod);
+    const max = request.max ?? 1;
+    if (!Number.isSafeInteger(max) || max < 1 || max > MAX_CLAIM) {
+      throw new FrontierArgumentError('max', max, `an integer in 1..${MAX_CLAIM}`);
+    }
+    const take = await this.#take(pod, max);
+    if (take.hosts.length === 0) {
+      return { leases: [], nextDueAtMs: take.earliestMs, nowMs: take.nowMs, reaped: 0 };
+    }
+    const mine: DueRef[] = [];
+    const foreign = new Set<string>();
+    for (const m of take.hosts) {
+      if (this.#ctx.ownerOf(m.domain) === pod) mine.push(m);
+      else foreign.add(m.domain);
+    }
+    // Hosts this pod no longer owns (a handoff in progress, a stale enqueuer) go to their
+    // owner without the claim waiting for them: right after a ring change a claim can
+    // find dozens, and its own leases (already written) must not wait for their moves.
+    this.#forward(foreign);
+    const visit = await this.#visit(pod, mine, max);
+    const earliest = await this.#index.apply(visit.updates, visit.counters);
+    return {
+      leases: visit.leases,
+      nextDueAtMs: earliest.get(pod) ?? null,
+      nowMs: take.nowMs,
+      reaped: visit.reaped,
+    };
+  }
+
+  /** See `RedisFrontier.reap`. */
+  async reap(request: { pod: string; max?: number }): Promise<number> {
+    const pod = checkPod(request?.pod);
+    const take = await this.#take(pod, request.max ?? 100);
+    if (take.hosts.length === 0) return 0;
+    const visit = await this.#visit(pod, take.hosts, 0);
+    await this.#index.apply(visit.updates, visit.counters);
+    return visit.reaped;
+  }
+
+  /** See `RedisFrontier.forwarded`. */
+  async forwarded(): Promise<void> {
+    while (this.#forwarding.size > 0) await Promise.all(this.#forwarding.values());
+  }
+
+  /**
+   * Reindexes each domain in the background, at most one move per domain at a time. A
+   * failed move is reported as a background error; its hosts stay held by due-take and
+   * a claim visits them again after `claimHoldMs`.
+   */
+  #forward(domains: Iterable<string>): void {
+    for (const domain of domains) {
+      if (this.#forwarding.has(domain)) continue;
+      const move = this.#ownership
+        .reindex(domain)
+        .catch((error: unknown) => this.#ctx.backgroundError('forward', error))
+        .finally(() => this.#forwarding.delete(domain));
+      this.#forwarding.set(domain, move);
+    }
+  }
+
+  /** Runs due-take-2.lua: takes up to `max` due hosts of `pod` and holds them. */
+  async #take(
+    pod: string,
+    max: number,
+  ): Promise<{ hosts: DueRef[]; nowMs: number; earliestMs: number | null }> {
+    const { keys, exec, options } = this.#ctx;
+    this.#index.register(pod);
+    const take = asArray(
+      await exec.script({
+        command: C['due-take'],
+        args: [keys.due(pod), keys.dueMeta(pod), max, options.claimHoldMs],
+      }),
+      'due-take',
+    );
+    return {
+      hosts: take.slice(2).map((m) => parseDueMember(String(m))),
+      nowMs: Number(take[0]),
+      earliestMs: parseScore(take[1]),
+    };
+  }
+
+  /** Runs claim-2.lua on hosts of `pod`'s due index; `max` 0 only reaps. */
+  async #visit(pod: string, hosts: DueRef[], max: number) {
+    const { keys, exec, options: o } = this.#ctx;
+    // Spread `max` over the hosts: each gets one, the first ones a share of the rest.
+    const extra = Math.max(0, max - hosts.length);
+    const calls = hosts.map(({ domain, host }, k) => ({
+      command: C.claim,
+      args: [
+        keys.domain(domain),
+        keys.root(domain),
+        host,
+        pod,
+        o.leaseTimeoutMs,
+        max === 0 ? 0 : 1 + Math.floor(extra / hosts.length) + (k < extra % hosts.length ? 1 : 0),
+        o.defaultDelayMs,
+        o.defaultConcurrency,
+        o.reapBatch,
+        o.maxRetries,
+        o.deadLetterCap,
+      ],
+    }));
+    const replies = await exec.scripts(calls);
+    const leases: Lease[] = [];
+    const updates = new IndexBatch();
+    const counters = new Counters(keys);
+    let reaped = 0;
+    replies.forEach((reply, k) => {
+      const r = asArray(reply, 'claim');
+      const { domain, host } = hosts[k]!;
+      updates.add(pod, dueMember(domain, host), String(r[0]), String(r[1]));
+      const claimedAtMs = Number(r[2]);
+      const reapedCount = Number(r[3]);
+      if (reapedCount > 0) {
+        reaped += reapedCount;
+        for (const who of String(r[4]).split(',')) {
+          const dead = who.endsWith(':dead');
+          const holder = dead ? who.slice(0, -5) : who;
+          counters.add('repeats', 1, holder);
+          counters.add('inFlight', -1, holder);
+          if (dead) {
+            counters.add('dead', 1);
+            counters.dead(domain, 1);
+          } else counters.queued(domain, 1);
+        }
+      }
+      for (let j = 5; j + 3 < r.length; j += 4) {
+        const e = unpackEntry(String(r[j + 3]));
+        leases.push({
+          id: leaseId(domain, String(r[j])),
+          url: e.url,
+          host,
+          domain,
+          priority: Number(r[j + 2]),
+          depth: e.depth,
+          attempt: e.attempt + 1,
+          deadlineMs: Number(r[j + 1]),
+          claimedAtMs,
+          pod,
+          meta: e.meta,
+        });
+        counters.queued(domain, -1);
+        counters.add('claimed', 1, pod);
+        counters.add('inFlight', 1, pod);
+      }
+    });
+    return { leases, updates, counters, reaped };
+  }
+}

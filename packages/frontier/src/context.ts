@@ -1,0 +1,48 @@
+/**
+ * What the frontier's modules share: resolved options, key names, the executor, the
+ * client, and the background-error tally. One instance per {@link RedisFrontier}.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import { POD_ID } from './checks.js';
+import { FrontierArgumentError } from './errors.js';
+import type { Executor } from './executor.js';
+import type { FrontierKeys } from './keys.js';
+import type { BackgroundOperation, ResolvedOptions } from './options.js';
+
+/** Failures of background work so far, per operation (see `RedisFrontier.backgroundErrors`). */
+export type BackgroundErrorCounts = Record<BackgroundOperation, number>;
+
+export class FrontierContext {
+  readonly options: ResolvedOptions;
+  readonly keys: FrontierKeys;
+  readonly exec: Executor;
+  readonly redis: Redis | Cluster;
+  readonly #errors: BackgroundErrorCounts = { 'register-pod': 0, forward: 0 };
+
+  constructor(options: ResolvedOptions, keys: FrontierKeys, exec: Executor) {
+    this.options = options;
+    this.keys = keys;
+    this.exec = exec;
+    this.redis = options.redis;
+  }
+
+  /** The owner pod of a domain, checked: a bad `ownerOf` must not write odd keys. */
+  ownerOf(domain: string): string {
+    const pod = this.options.ownerOf(domain);
+    if (typeof pod !== 'string' || !POD_ID.test(pod)) {
+      throw new FrontierArgumentError(`ownerOf(${JSON.stringify(domain)})`, pod, 'a pod id');
+    }
+    return pod;
+  }
+
+  /** Counts a failure of background work and hands it to `onBackgroundError`. */
+  backgroundError(operation: BackgroundOperation, error: unknown): void {
+    this.#errors[operation]++;
+    const reported = error instanceof Error ? error : new Error(String(error));
+    this.options.onBackgroundError(reported, operation);
+  }
+
+  get backgroundErrors(): Readonly<BackgroundErrorCounts> {
+    return { ...this.#errors };
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Writes to the pods' due indexes (index-update-2.lua) and the pods set. Every host
+ * change is a domain script (one slot) followed by an index update in the pod's slot;
+ * updates carry the host's `seq` so that only the newest decision lands, and changes that
+ * may make a host due pin its entry first (see the script's header and the README).
+ */
+import { asArray } from './checks.js';
+import { parseScore } from './codec.js';
+import type { FrontierContext } from './context.js';
+import type { Counters } from './counters.js';
+import type { Arg, ScriptCall } from './executor.js';
+import { SCRIPT_COMMANDS as C } from './scripts.js';
+
+/** Pending index writes, grouped by pod: triples (member, seq, score), seq 0 = pin. */
+export class IndexBatch {
+  readonly byPod = new Map<string, Arg[]>();
+
+  add(pod: string, member: string, seq: number | string, score: string): void {
+    let list = this.byPod.get(pod);
+    if (!list) {
+      list = [];
+      this.byPod.set(pod, list);
+    }
+    list.push(member, seq, score);
+  }
+
+  /**
+   * Pins a member before a change that may make its host due. `lower`: also bring an
+   * existing score down to now (lease operations: the host may sit at +inf).
+   */
+  pin(pod: string, member: string, lower: boolean): void {
+    this.add(pod, member, lower ? 0 : -1, '');
+  }
+}
+
+export class DueIndex {
+  readonly #ctx: FrontierContext;
+  // Pods this instance already added to the pods set (reclaimPod and reindex read it).
+  readonly #registered = new Set<string>();
+
+  constructor(ctx: FrontierContext) {
+    this.#ctx = ctx;
+  }
+
+  /**
+   * Adds a pod to the pods set once per instance. Not awaited on purpose: the set is only
+   * read by reclaimPod/reindex. A failed SADD is counted as a background error and
+   * forgotten here, so the next call for the pod tries again.
+   */
+  register(pod: string): void {
+    if (this.#registered.has(pod)) return;
+    this.#registered.add(pod);
+    this.#ctx.redis.sadd(this.#ctx.keys.pods(), pod).catch((error: unknown) => {
+      this.#registered.delete(pod);
+      this.#ctx.backgroundError('register-pod', error);
+    });
+  }
+
+  /** The index-update calls of a batch (registering each pod it touches). */
+  calls(batch: IndexBatch): ScriptCall[] {
+    const { keys, options } = this.#ctx;
+    const calls: ScriptCall[] = [];
+    for (const [pod, triples] of batch.byPod) {
+      this.register(pod);
+      calls.push({
+        command: C['index-update'],
+        args: [keys.due(pod), keys.dueMeta(pod), keys.wakeChannel(pod), options.pinMs, ...triples],
+      });
+    }
+    return calls;
+  }
+
+  /**
+   * Applies index updates (and, in the same round trip, the counters); returns each
+   * pod's earliest due time afterwards.
+   */
+  async apply(batch: IndexBatch, counters?: Counters): Promise<Map<string, number | null>> {
+    const calls = this.calls(batch);
+    const replies = await this.#ctx.exec.scriptsAndCommands(calls, counters?.commands() ?? []);
+    const earliest = new Map<string, number | null>();
+    [...batch.byPod.keys()].forEach((pod, k) => {
+      earliest.set(pod, parseScore(asArray(replies[k], 'index-update')[0]));
+    });
+    return earliest;
+  }
+}

@@ -1,0 +1,367 @@
+/**
+ * The read side of the frontier's Redis layout: counters, domain and dead-letter indexes,
+ * due indexes, host state and queues, decoded into typed objects. The only way code
+ * outside this package reads frontier state, so that key spelling (keys.ts) and encoding
+ * (codec.ts) can change without breaking the API, the CLI or membership.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import { checkName, checkPage, checkPod, isName } from './checks.js';
+import {
+  DOMAIN_FIELD,
+  decodeDomainStats,
+  decodeHostState,
+  dueMember,
+  HOST_STATE_FIELD,
+  parseDueMember,
+  parseDueMeta,
+  parseScore,
+  unpackDeadLetter,
+  unpackEntry,
+} from './codec.js';
+import { FrontierArgumentError } from './errors.js';
+import { FrontierKeys } from './keys.js';
+import { type FrontierInspectorOptions, resolveInspectorOptions } from './options.js';
+import type {
+  CounterStats,
+  DeadLetter,
+  DeadLetterDomainPage,
+  DomainCount,
+  DomainPage,
+  DomainStats,
+  DueEntry,
+  DueHost,
+  HostState,
+  QueuedUrl,
+} from './types.js';
+
+/** Reads frontier state; never writes. Needs no pod id and no ring (API, CLI, tools). */
+export class FrontierInspector {
+  readonly #redis: Redis | Cluster;
+  readonly #keys: FrontierKeys;
+
+  constructor(options: FrontierInspectorOptions) {
+    const { redis, prefix } = resolveInspectorOptions(options);
+    this.#redis = redis;
+    this.#keys = new FrontierKeys(prefix);
+  }
+
+  // ───────────────────────────── counters ─────────────────────────────
+
+  /** Global counters (eventually consistent sums; see the README). */
+  async stats(): Promise<CounterStats> {
+    return numbers(await this.#redis.hgetall(this.#keys.stats()));
+  }
+
+  /** One pod's counters (eventually consistent sums). */
+  async podStats(pod: string): Promise<CounterStats> {
+    return numbers(await this.#redis.hgetall(this.#keys.podStats(checkPod(pod))));
+  }
+
+  /** Exact counters of one domain (one HGETALL, one SMEMBERS, no scan). */
+  async domainStats(domain: string): Promise<DomainStats> {
+    checkName('domain', domain);
+    const [hash, hosts] = (await Promise.all([
+      this.#redis.hgetall(this.#keys.domain(domain)),
+      this.#redis.smembers(this.#keys.hosts(domain)),
+    ])) as [Record<string, string>, string[]];
+    return decodeDomainStats(domain, hash, hosts);
+  }
+
+  /**
+   * Whether nothing is queued or in flight anywhere, exactly: the own counters (`q`, `f`,
+   * kept inside the scripts) of every domain listed in any pod's due index — where a domain
+   * with queued URLs or leases out always sits. {@link stats} answers the same in O(1) but
+   * its sums can stay off after a pod dies between a script and its counter update (kill -9);
+   * this costs a scan of the due indexes and one read per listed domain.
+   */
+  async settled(): Promise<boolean> {
+    for (const pod of await this.pods()) {
+      const domains = await this.queuedDomainsOf(pod);
+      for (let i = 0; i < domains.length; i += 500) {
+        const counts = await Promise.all(
+          domains
+            .slice(i, i + 500)
+            .map(
+              (d) =>
+                this.#redis.hmget(
+                  this.#keys.domain(d),
+                  DOMAIN_FIELD.queued,
+                  DOMAIN_FIELD.inFlight,
+                ) as Promise<(string | null)[]>,
+            ),
+        );
+        if (counts.some(([q, f]) => Number(q ?? 0) > 0 || Number(f ?? 0) > 0)) return false;
+      }
+    }
+    return true;
+  }
+
+  // ───────────────────────────── domains ─────────────────────────────
+
+  /** Domains the frontier has indexed (those that ever had a URL queued; one ZCARD). */
+  domainCount(): Promise<number> {
+    return this.#redis.zcard(this.#keys.domains());
+  }
+
+  /**
+   * Whether the frontier has seen the domain (its counter hash exists; one EXISTS). A
+   * string that cannot be a domain name (see `FrontierArgumentError`) is not one: false.
+   */
+  async hasDomain(domain: string): Promise<boolean> {
+    if (!isName(domain)) return false;
+    return (await this.#redis.exists(this.#keys.domain(domain))) > 0;
+  }
+
+  /** Every host of a domain that ever had a URL or a policy, sorted. */
+  async domainHosts(domain: string): Promise<string[]> {
+    const hosts = (await this.#redis.smembers(
+      this.#keys.hosts(checkName('domain', domain)),
+    )) as string[];
+    return hosts.sort();
+  }
+
+  /**
+   * Domains from one of the domain indexes, highest count first (paged with
+   * `offset`/`limit`, or keyset-paged with `maxCount`): `depth` URLs queued (the default),
+   * `fetched` URLs fetched, `errors` failed attempts plus dead letters. Eventually
+   * consistent (see the README).
+   */
+  async domains(page: DomainPage = {}): Promise<DomainCount[]> {
+    const sort = page.sort ?? 'depth';
+    if (sort !== 'depth' && sort !== 'fetched' && sort !== 'errors') {
+      throw new FrontierArgumentError('sort', sort, "'depth', 'fetched' or 'errors'");
+    }
+    const { offset, limit } = checkPage(page);
+    const key = this.#keys.domainIndex(sort);
+    if (page.maxCount === undefined) {
+      return pairs(
+        (await this.#redis.zrevrange(key, offset, offset + limit - 1, 'WITHSCORES')) as string[],
+      );
+    }
+    const max = scoreBound(page.maxCount);
+    return pairs(
+      (await this.#redis.zrevrangebyscore(
+        key,
+        max,
+        '-inf',
+        'WITHSCORES',
+        'LIMIT',
+        offset,
+        limit,
+      )) as string[],
+    );
+  }
+
+  /**
+   * Up to `count` distinct domains of the depth index picked at random, with their
+   * queued counts (one ZRANDMEMBER): a sample for estimates over many domains.
+   */
+  async sampleDomains(count: number): Promise<DomainCount[]> {
+    if (!Number.isSafeInteger(count) || count < 1) {
+      throw new FrontierArgumentError('count', count, 'a positive integer');
+    }
+    return pairs(
+      (await this.#redis.zrandmember(this.#keys.domains(), count, 'WITHSCORES')) as string[],
+    );
+  }
+
+  // ───────────────────────────── dead letters ─────────────────────────────
+
+  /** Domains holding dead letters (one ZCOUNT of the dead-letter domains index). */
+  deadLetterDomainCount(): Promise<number> {
+    return this.#redis.zcount(this.#keys.deadLetterDomains(), '(0', '+inf');
+  }
+
+  /**
+   * Domains holding dead letters, most first (paged with `offset`/`limit`, or keyset-paged
+   * with `maxCount`), from the dead-letter domains index: one ZREVRANGEBYSCORE, no scan.
+   * The count is the domain's `dead` counter (eventually consistent).
+   */
+  async deadLetterDomains(page: DeadLetterDomainPage = {}): Promise<DomainCount[]> {
+    const { offset, limit } = checkPage(page);
+    const max = page.maxCount === undefined ? '+inf' : scoreBound(page.maxCount);
+    const flat = (await this.#redis.zrevrangebyscore(
+      this.#keys.deadLetterDomains(),
+      max,
+      '(0',
+      'WITHSCORES',
+      'LIMIT',
+      offset,
+      limit,
+    )) as string[];
+    return pairs(flat);
+  }
+
+  /**
+   * A domain's count in the dead-letter domains index (one ZSCORE): its `dead` counter,
+   * eventually consistent, briefly negative in a requeue race (see the README); 0 when the
+   * domain is not listed or `domain` cannot be a domain name.
+   */
+  async deadLettersHeld(domain: string): Promise<number> {
+    if (!isName(domain)) return 0;
+    return Number((await this.#redis.zscore(this.#keys.deadLetterDomains(), domain)) ?? 0);
+  }
+
+  /**
+   * Dead letters kept in a domain's list (at most `deadLetterCap`; one LLEN); 0 when
+   * `domain` cannot be a domain name.
+   */
+  async deadLettersKept(domain: string): Promise<number> {
+    if (!isName(domain)) return 0;
+    return this.#redis.llen(this.#keys.deadLetters(domain));
+  }
+
+  /** A domain's dead letters, newest first. */
+  async deadLetters(
+    domain: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<DeadLetter[]> {
+    checkName('domain', domain);
+    const offset = page.offset ?? 0;
+    const limit = page.limit ?? 100;
+    const rows = (await this.#redis.lrange(
+      this.#keys.deadLetters(domain),
+      offset,
+      offset + limit - 1,
+    )) as string[];
+    return rows.map((row) => unpackDeadLetter(domain, row));
+  }
+
+  // ───────────────────────────── pods and due indexes ─────────────────────────────
+
+  /** Pods that have ever had a due index, sorted. */
+  async pods(): Promise<string[]> {
+    return ((await this.#redis.smembers(this.#keys.pods())) as string[]).sort();
+  }
+
+  /** Hosts in a pod's due index (one ZCARD, exact). */
+  dueHostCount(pod: string): Promise<number> {
+    return this.#redis.zcard(this.#keys.due(checkPod(pod)));
+  }
+
+  /** A pod's due index, earliest first: which hosts it will visit and when. */
+  async dueHosts(pod: string, page: { offset?: number; limit?: number } = {}): Promise<DueHost[]> {
+    const offset = page.offset ?? 0;
+    const limit = page.limit ?? 100;
+    const flat = (await this.#redis.zrange(
+      this.#keys.due(checkPod(pod)),
+      offset,
+      offset + limit - 1,
+      'WITHSCORES',
+    )) as string[];
+    const out: DueHost[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      out.push({ ...parseDueMember(flat[i]!), dueAtMs: parseScore(flat[i + 1]) ?? Number.NaN });
+    }
+    return out;
+  }
+
+  /**
+   * A page of a pod's due index with each entry's update bookkeeping (seq, pin): for
+   * diagnosing handoffs. Two reads, not one snapshot: an entry updated in between shows
+   * its new meta.
+   */
+  async dueEntries(
+    pod: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<DueEntry[]> {
+    const hosts = await this.dueHosts(pod, page);
+    if (hosts.length === 0) return [];
+    const metas = (await this.#redis.hmget(
+      this.#keys.dueMeta(pod),
+      ...hosts.map((h) => dueMember(h.domain, h.host)),
+    )) as (string | null)[];
+    return hosts.map((h, k) => ({ ...h, ...parseDueMeta(metas[k]) }));
+  }
+
+  /** Distinct domains in a pod's due index (queued or with leases out), sorted. */
+  async queuedDomainsOf(pod: string): Promise<string[]> {
+    const domains = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, page] = (await this.#redis.zscan(
+        this.#keys.due(checkPod(pod)),
+        cursor,
+        'COUNT',
+        500,
+      )) as [string, string[]];
+      for (let i = 0; i < page.length; i += 2) domains.add(parseDueMember(page[i]!).domain);
+      cursor = next;
+    } while (cursor !== '0');
+    return [...domains].sort();
+  }
+
+  /**
+   * Whether some host of `domain` has URLs queued or in flight but is missing from
+   * `owner`'s due index: stranded by an enqueuer with a stale ring that put it in the
+   * index of a pod that has since gone. `reindex` repairs it.
+   */
+  async isStranded(domain: string, owner: string): Promise<boolean> {
+    checkPod(owner);
+    for (const host of await this.domainHosts(domain)) {
+      const [q, f] = (await this.#redis.hmget(
+        this.#keys.hostState(domain, host),
+        HOST_STATE_FIELD.queued,
+        HOST_STATE_FIELD.inFlight,
+      )) as (string | null)[];
+      if (Number(q ?? 0) <= 0 && Number(f ?? 0) <= 0) continue;
+      const score = await this.#redis.zscore(this.#keys.due(owner), dueMember(domain, host));
+      if (score === null) return true;
+    }
+    return false;
+  }
+
+  // ───────────────────────────── hosts ─────────────────────────────
+
+  /** A host's politeness and scheduling state (one HGETALL). */
+  async hostState(domain: string, host: string): Promise<HostState> {
+    checkName('domain', domain);
+    checkName('host', host);
+    const hash = (await this.#redis.hgetall(this.#keys.hostState(domain, host))) as Record<
+      string,
+      string
+    >;
+    return decodeHostState(domain, host, hash);
+  }
+
+  /** The URL a host hands out next, or `null` when nothing is queued (two reads). */
+  async queueHead(domain: string, host: string): Promise<QueuedUrl | null> {
+    checkName('domain', domain);
+    checkName('host', host);
+    const [level] = (await this.#redis.zrevrange(
+      this.#keys.hostLevels(domain, host),
+      0,
+      0,
+    )) as string[];
+    if (level === undefined) return null;
+    const priority = Number(level);
+    const entry = await this.#redis.lindex(this.#keys.hostQueue(domain, host, priority), 0);
+    if (entry === null) return null;
+    const e = unpackEntry(entry);
+    return { url: e.url, host, domain, priority, depth: e.depth, attempt: e.attempt, meta: e.meta };
+  }
+}
+
+function numbers(hash: Record<string, string>): CounterStats {
+  const out: CounterStats = {};
+  for (const [k, v] of Object.entries(hash)) out[k] = Number(v);
+  return out;
+}
+
+function pairs(flat: string[]): DomainCount[] {
+  const out: DomainCount[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    out.push({ domain: flat[i]!, count: Number(flat[i + 1]) });
+  }
+  return out;
+}
+
+/** `maxCount` as a ZSET score bound. */
+function scoreBound(value: unknown): string {
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new FrontierArgumentError('maxCount', value, 'a number');
+  }
+  if (value === Number.POSITIVE_INFINITY) return '+inf';
+  if (value === Number.NEGATIVE_INFINITY) return '-inf';
+  return String(value);
+}

@@ -1,0 +1,211 @@
+/**
+ * What a lease holder reports back: heartbeat-2.lua extends leases; complete-2.lua,
+ * fail-2.lua and release-2.lua settle one each, with the host pinned in its owner's due
+ * index in the same round trip and its new score and the counters written in the next.
+ */
+import { asArray, checkPod } from './checks.js';
+import { dueMember, parseLeaseId } from './codec.js';
+import type { FrontierContext } from './context.js';
+import { Counters } from './counters.js';
+import { type DueIndex, IndexBatch } from './due-index.js';
+import { FrontierArgumentError, FrontierError, LeaseStatus, leaseStatusError } from './errors.js';
+import type { Arg } from './executor.js';
+import { SCRIPT_COMMANDS as C } from './scripts.js';
+import type { CompleteResult, FailOutcome, FailResult, LeaseRef, ReleaseOptions } from './types.js';
+
+/** One complete/fail/release: script ARGV after the lease, and its counter updates. */
+interface LeaseOp {
+  lease: LeaseRef;
+  args: Arg[];
+  count: (reply: unknown[], counters: Counters) => void;
+}
+
+/** Fail reply's outcome when the URL was dead-lettered (fail-2.lua). */
+const DEAD = 'dead';
+
+export class Leases {
+  readonly #ctx: FrontierContext;
+  readonly #index: DueIndex;
+
+  constructor(ctx: FrontierContext, index: DueIndex) {
+    this.#ctx = ctx;
+    this.#index = index;
+  }
+
+  /** See `RedisFrontier.heartbeatMany`. */
+  async heartbeatMany(leases: readonly LeaseRef[]): Promise<(number | FrontierError)[]> {
+    if (!Array.isArray(leases)) throw new FrontierArgumentError('leases', leases, 'an array');
+    const { keys, exec, options } = this.#ctx;
+    const targets = leases.map((lease) => {
+      const { domain, host, field } = parseLeaseId(lease?.id);
+      return { domain, host, field, pod: checkPod(lease.pod) };
+    });
+    const replies = await exec.scripts(
+      targets.map((t) => ({
+        command: C.heartbeat,
+        args: [
+          keys.hostLeases(t.domain, t.host),
+          keys.hostLeaseDeadlines(t.domain, t.host),
+          t.field,
+          t.pod,
+          options.leaseTimeoutMs,
+        ],
+      })),
+    );
+    return replies.map((reply, k) => {
+      const r = asArray(reply, 'heartbeat');
+      return leaseStatusError(Number(r[0]), leases[k]!.id, targets[k]!.pod) ?? Number(r[1]);
+    });
+  }
+
+  /** See `RedisFrontier.completeMany`. */
+  async completeMany(
+    items: readonly { lease: LeaseRef; result?: CompleteResult }[],
+  ): Promise<(FrontierError | null)[]> {
+    const o = this.#ctx.options;
+    const ops = items.map(({ lease, result = {} }): LeaseOp => {
+      const { bytes = 0, durationMs = 0, links = 0 } = result;
+      for (const [name, value] of [
+        ['bytes', bytes],
+        ['durationMs', durationMs],
+        ['links', links],
+      ] as const) {
+        if (!Number.isSafeInteger(value) || value < 0) {
+          throw new FrontierArgumentError(name, value, 'a non-negative integer');
+        }
+      }
+      return {
+        lease,
+        args: [
+          bytes,
+          durationMs,
+          links,
+          o.adaptiveDelayFactor,
+          o.maxDelayMs,
+          o.defaultDelayMs,
+          o.defaultConcurrency,
+        ],
+        count: (_r, counters) => {
+          counters.add('fetched', 1, lease.pod);
+          counters.add('inFlight', -1, lease.pod);
+          counters.add('bytes', bytes);
+          counters.fetched(parseLeaseId(lease.id).domain, 1);
+        },
+      };
+    });
+    const replies = await this.#settle('complete', ops, 1);
+    return replies.map((r) => (r instanceof FrontierError ? r : null));
+  }
+
+  /** See `RedisFrontier.fail`. */
+  async fail(lease: LeaseRef, result: FailResult): Promise<FailOutcome> {
+    const o = this.#ctx.options;
+    const retryAfterMs = result?.retryAfterMs ?? 0;
+    if (!Number.isSafeInteger(retryAfterMs) || retryAfterMs < 0) {
+      throw new FrontierArgumentError('retryAfterMs', retryAfterMs, 'a non-negative integer');
+    }
+    if (result.sent !== undefined && typeof result.sent !== 'boolean') {
+      throw new FrontierArgumentError('sent', result.sent, 'a boolean');
+    }
+    const reason = String(result.reason ?? 'error')
+      .replace(/[\t\r\n]/g, ' ')
+      .slice(0, 200);
+    const op: LeaseOp = {
+      lease,
+      args: [
+        result.retryable ? '1' : '0',
+        retryAfterMs,
+        reason,
+        result.status ?? 0,
+        o.maxRetries,
+        o.backoffBaseMs,
+        o.backoffMaxMs,
+        Math.random(),
+        o.deadLetterCap,
+        o.defaultDelayMs,
+        o.defaultConcurrency,
+        result.sent === false ? '0' : '1',
+      ],
+      count: (r, counters) => {
+        const { domain } = parseLeaseId(lease.id);
+        counters.add('failed', 1, lease.pod);
+        counters.add('inFlight', -1, lease.pod);
+        counters.failed(domain, 1);
+        if (String(r[1]) === DEAD) {
+          counters.add('dead', 1, lease.pod);
+          counters.dead(domain, 1);
+        } else {
+          counters.add('retried', 1);
+          counters.queued(domain, 1);
+        }
+      },
+    };
+    const [r] = await this.#settle('fail', [op], 3);
+    if (r instanceof FrontierError) throw r;
+    return { outcome: String(r![1]) === DEAD ? 'dead' : 'retry', attempt: Number(r![2]) };
+  }
+
+  /** See `RedisFrontier.release`. */
+  async release(lease: LeaseRef, options: ReleaseOptions = {}): Promise<void> {
+    const holdMs = options?.holdMs ?? 0;
+    if (!Number.isSafeInteger(holdMs) || holdMs < 0) {
+      throw new FrontierArgumentError('holdMs', holdMs, 'a non-negative integer');
+    }
+    const op: LeaseOp = {
+      lease,
+      args: [this.#ctx.options.defaultConcurrency, holdMs],
+      count: (_r, counters) => {
+        counters.add('released', 1, lease.pod);
+        counters.add('inFlight', -1, lease.pod);
+        counters.queued(parseLeaseId(lease.id).domain, 1);
+      },
+    };
+    const [r] = await this.#settle('release', [op], 1);
+    if (r instanceof FrontierError) throw r;
+  }
+
+  /**
+   * complete/fail/release of many leases: pin each host in its owner's due index and run
+   * the scripts (one round trip on a plain Redis), then apply the new scores and the
+   * counters (one more). `seqAt` is where the script's reply holds seq (score follows).
+   * Returns per op its reply or its typed error.
+   */
+  async #settle(
+    name: 'complete' | 'fail' | 'release',
+    ops: LeaseOp[],
+    seqAt: number,
+  ): Promise<(unknown[] | FrontierError)[]> {
+    const { keys, exec } = this.#ctx;
+    const targets = ops.map(({ lease }) => {
+      const parts = parseLeaseId(lease?.id);
+      return { ...parts, pod: checkPod(lease.pod), owner: this.#ctx.ownerOf(parts.domain) };
+    });
+    const pins = new IndexBatch();
+    for (const t of targets) pins.pin(t.owner, dueMember(t.domain, t.host), true);
+    const replies = await exec.scripts(
+      ops.map((op, k) => {
+        const t = targets[k]!;
+        return {
+          command: C[name],
+          args: [keys.domain(t.domain), keys.root(t.domain), t.host, t.field, t.pod, ...op.args],
+        };
+      }),
+      this.#index.calls(pins),
+    );
+    const updates = new IndexBatch();
+    const counters = new Counters(keys);
+    const out = replies.map((reply, k) => {
+      const r = asArray(reply, name);
+      const t = targets[k]!;
+      const status = Number(r[0]);
+      if (status === LeaseStatus.NotFound) counters.add('late', 1);
+      const error = leaseStatusError(status, ops[k]!.lease.id, t.pod);
+      if (error) return error;
+      updates.add(t.owner, dueMember(t.domain, t.host), String(r[seqAt]), String(r[seqAt + 1]));
+      ops[k]!.count(r, counters);
+      return r;
+    });
+    await this.#index.apply(updates, counters);
+    return out;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Moves between pods: a domain's hosts to their current owner's due index (reindex, on a
+ * ring change or to repair an index), a leaving pod's whole index (handOff), and a dead
+ * pod's leases back to the queues (reclaimPod). Called by the membership layer.
+ */
+import { asArray, checkName, checkPod } from './checks.js';
+import { dueMember, parseDueMember } from './codec.js';
+import type { FrontierContext } from './context.js';
+import { Counters } from './counters.js';
+import { type DueIndex, IndexBatch } from './due-index.js';
+import type { FrontierInspector } from './inspector.js';
+import { SCRIPT_COMMANDS as C } from './scripts.js';
+
+/** Hosts reclaimed per round trip. */
+const RECLAIM_BATCH = 200;
+
+export class Ownership {
+  readonly #ctx: FrontierContext;
+  readonly #index: DueIndex;
+  readonly #inspector: FrontierInspector;
+
+  constructor(ctx: FrontierContext, index: DueIndex, inspector: FrontierInspector) {
+    this.#ctx = ctx;
+    this.#index = index;
+    this.#inspector = inspector;
+  }
+
+  /** See `RedisFrontier.reclaimPod`. Runs reclaim-2.lua on every host of every due index. */
+  async reclaimPod(deadPod: string): Promise<{ requeued: number; deadLettered: number }> {
+    checkPod(deadPod);
+    const { keys, options: o, exec } = this.#ctx;
+    const members = await this.#allDueMembers();
+    let requeued = 0;
+    let deadLettered = 0;
+    const counters = new Counters(keys);
+    for (let start = 0; start < members.length; start += RECLAIM_BATCH) {
+      const slice = members.slice(start, start + RECLAIM_BATCH).map(parseDueMember);
+      const replies = await exec.scripts(
+        slice.map(({ domain, host }) => ({
+          command: C.reclaim,
+          args: [
+            keys.domain(domain),
+            keys.root(domain),
+            host,
+            deadPod,
+            o.maxRetries,
+            o.deadLetterCap,
+            o.defaultConcurrency,
+          ],
+        })),
+      );
+      const updates = new IndexBatch();
+      replies.forEach((reply, k) => {
+        const r = asArray(reply, 'reclaim');
+        const back = Number(r[0]);
+        const dead = Number(r[1]);
+        if (back + dead === 0) return;
+        const { domain, host } = slice[k]!;
+        requeued += back;
+        deadLettered += dead;
+        counters.queued(domain, back);
+        counters.add('repeats', back + dead, deadPod);
+        counters.add('inFlight', -(back + dead), deadPod);
+        counters.add('dead', dead);
+        counters.dead(domain, dead);
+        updates.add(this.#ctx.ownerOf(domain), dueMember(domain, host), String(r[2]), String(r[3]));
+      });
+      await this.#index.apply(updates);
+    }
+    await exec.commands(counters.commands());
+    return { requeued, deadLettered };
+  }
+
+  /** Distinct members of every pod's due index: where every host with leases sits. */
+  async #allDueMembers(): Promise<string[]> {
+    const { redis, keys } = this.#ctx;
+    const members = new Set<string>();
+    for (const pod of await this.#inspector.pods()) {
+      let cursor = '0';
+      do {
+        const [next, page] = (await redis.zscan(keys.due(pod), cursor, 'COUNT', 500)) as [
+          string,
+          string[],
+        ];
+        for (let i = 0; i < page.length; i += 2) members.add(page[i]!);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    return [...members];
+  }
+
+  /** See `RedisFrontier.reindex`. Runs schedule-2.lua on each host of the domain. */
+  async reindex(domain: string, options: { evictFrom?: string } = {}): Promise<void> {
+    checkName('domain', domain);
+    const { keys, exec } = this.#ctx;
+    const evictFrom = options.evictFrom === undefined ? undefined : checkPod(options.evictFrom);
+    const owner = this.#ctx.ownerOf(domain);
+    const [hosts, registered] = await Promise.all([
+      this.#inspector.domainHosts(domain),
+      this.#inspector.pods(),
+    ]);
+    if (hosts.length === 0) return;
+    const pods = new Set(registered);
+    pods.add(owner);
+    const replies = await exec.scripts(
+      hosts.map((host) => ({
+        command: C.schedule,
+        args: [keys.domain(domain), keys.root(domain), host, this.#ctx.options.defaultConcurrency],
+      })),
+    );
+    const updates = new IndexBatch();
+    replies.forEach((reply, k) => {
+      const r = asArray(reply, 'schedule');
+      const member = dueMember(domain, hosts[k]!);
+      for (const pod of pods) {
+        const score = pod === owner ? String(r[1]) : pod === evictFrom ? 'evict' : 'park';
+        updates.add(pod, member, String(r[0]), score);
+      }
+    });
+    await this.#index.apply(updates);
+  }
+
+  /** See `RedisFrontier.handOff`. */
+  async handOff(fromPod: string): Promise<number> {
+    const domains = await this.#inspector.queuedDomainsOf(fromPod);
+    for (const domain of domains) await this.reindex(domain);
+    return domains.length;
+  }
+}
