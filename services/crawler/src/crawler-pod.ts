@@ -15,12 +15,7 @@ import {
   type Lease,
   RedisFrontier,
 } from '@shardline/frontier';
-import {
-  Membership,
-  type MembershipEvents,
-  ModuloAssignment,
-  type StopOptions,
-} from '@shardline/membership';
+import { Membership, type MembershipEvents, type StopOptions } from '@shardline/membership';
 import type { RobotsTxt } from '@shardline/robots';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
@@ -118,10 +113,8 @@ export class CrawlerPod {
   readonly frontier: RedisFrontier;
   /** The results stream key. */
   readonly resultsStreamKey: string;
-  /** The pod registry membership (`undefined` with a fixed `assignment` or `'modulo'`). */
+  /** The pod registry membership (`undefined` with a fixed `assignment`). */
   readonly membership: Membership | undefined;
-  /** The modulo assignment with `assignmentMode: 'modulo'`. */
-  readonly modulo: ModuloAssignment | undefined;
   readonly #log: Logger;
   readonly #dns: DnsCache;
   readonly #fetcher: Fetcher;
@@ -382,54 +375,11 @@ export class CrawlerPod {
       loopOptions.wake = { channel: this.frontier.wakeChannel(this.id), subscriber };
     }
     if (this.#exitGraceMs !== undefined) loopOptions.shouldExit = () => this.#shouldExit();
-    const mode = options.assignmentMode ?? 'ring';
-    if (mode !== 'ring' && mode !== 'modulo') {
-      throw invalidOption(OWNER, 'assignmentMode', mode, "'ring' or 'modulo'");
-    }
-    const moduloIntervalMs = check.int(
-      OWNER,
-      'moduloIntervalMs',
-      options.moduloIntervalMs,
-      1000,
-      100,
-    );
-    this.modulo = undefined;
     if (options.assignment) {
       const assignment = options.assignment;
       ownerOf = (domain) => assignment.ownerOf(domain);
       this.membership = undefined;
       this.#unsubscribeAssignment = assignment.onChange(() => this.#loop.poke());
-    } else if (mode === 'modulo') {
-      const modulo = new ModuloAssignment({
-        redis: options.redis,
-        podId: this.id,
-        prefix,
-        frontier: this.frontier,
-        intervalMs: moduloIntervalMs,
-        // "Stop claiming, drain, resume": the loop claims nothing while not ready.
-        drain: () => this.#loop.drained(),
-      });
-      this.membership = undefined;
-      this.modulo = modulo;
-      ownerOf = modulo.ownerOf;
-      loopOptions.canClaim = () => modulo.ready;
-      const log = this.#log;
-      const listeners = {
-        change: (c: unknown) => {
-          log.info(c, 'modulo assignment change');
-          this.#loop.poke();
-        },
-        resumed: () => this.#loop.poke(),
-        error: (error: Error) => log.warn({ err: error }, 'modulo assignment error (retried)'),
-      };
-      modulo.on('change', listeners.change);
-      modulo.on('resumed', listeners.resumed);
-      modulo.on('error', listeners.error);
-      this.#unsubscribeAssignment = () => {
-        modulo.off('change', listeners.change);
-        modulo.off('resumed', listeners.resumed);
-        modulo.off('error', listeners.error);
-      };
     } else {
       const membership = new Membership({
         redis: options.redis,
@@ -509,14 +459,6 @@ export class CrawlerPod {
 
   #join(): Promise<void> {
     this.#joined ??= (async () => {
-      if (this.modulo) {
-        await this.modulo.start();
-        this.#log.info(
-          { pod: this.id, replicas: this.modulo.replicas },
-          'modulo assignment joined',
-        );
-        return;
-      }
       if (!this.membership) return;
       // start() requeues a previous incarnation's leases itself and waits for a survivor
       // still reclaiming this id: the pod must not claim before it resolves.
@@ -554,7 +496,7 @@ export class CrawlerPod {
    */
   get ready(): boolean {
     if (!this.#loopRunning || this.#draining || this.#stopped) return false;
-    return (this.membership ?? this.modulo)?.ready ?? true;
+    return this.membership?.ready ?? true;
   }
 
   /** False once the pod has stopped completely (the liveness probe). */
@@ -591,7 +533,7 @@ export class CrawlerPod {
       await this.#enqueue.drain();
       await this.#complete.drain();
       this.#unsubscribeAssignment();
-      const member = this.membership ?? this.modulo;
+      const member = this.membership;
       if (member && this.#joined) {
         await this.#joined.catch(() => undefined);
         // Every lease is settled by now (finished or released). A lease whose settle failed

@@ -25,16 +25,6 @@ export interface CrawlerPodOptions {
    * membership). @default none: ownership comes from `@shardline/membership`
    */
   assignment?: Assignment;
-  /**
-   * How domains are shared among pods when no fixed `assignment` is given: `'ring'`, the
-   * consistent-hash ring of the pod registry; or `'modulo'`, hash mod N over the pods that
-   * registered in the last `moduloIntervalMs` (no configuration either), kept for comparison:
-   * a change of N moves about (N−1)/N of the domains and pauses every pod for a drain and up to
-   * an interval (BENCHMARKS.md, membership). @default 'ring'
-   */
-  assignmentMode?: 'ring' | 'modulo';
-  /** Counting interval of the `'modulo'` assignment. @default 1000 */
-  moduloIntervalMs?: number;
   /** Membership session: a pod not heard from for this long counts as dead. @default 10000 */
   sessionTimeoutMs?: number;
   /** Ring tokens per unit of weight, proposed to the registry (the first pod's value wins). @default 8192 */

@@ -29,11 +29,7 @@ afterAll(async () => {
   await Promise.all([web?.close(), server?.stop()]);
 });
 
-function newPod(
-  id: string,
-  prefix: string,
-  extra: { exitWhenIdle?: boolean; modulo?: boolean } = {},
-): CrawlerPod {
+function newPod(id: string, prefix: string, extra: { exitWhenIdle?: boolean } = {}): CrawlerPod {
   const redis = new Redis(server.url, { maxRetriesPerRequest: null });
   connections.push(redis);
   return new CrawlerPod({
@@ -48,7 +44,6 @@ function newPod(
     contactUrl: `https://${id}.example/bot`,
     exitWhenIdle: extra.exitWhenIdle === false ? false : { graceMs: 1000 },
     stopGraceMs: 10_000,
-    ...(extra.modulo ? { assignmentMode: 'modulo' as const, moduloIntervalMs: 300 } : {}),
     logger: pino({ level: 'silent' }),
   });
 }
@@ -122,36 +117,6 @@ describe('two pods sharing a crawl through the membership', () => {
     // Nothing moved while they crawled, so nothing was repeated.
     expect((await a.frontier.stats()).repeats ?? 0).toBe(0);
     expect(a.stats().lost + b.stats().lost).toBe(0);
-  }, 40_000);
-
-  it('with --assignment modulo: every reachable URL once, each host by its owner, politely', async () => {
-    web.clearLog();
-    const a = newPod('qa', 'm3', { modulo: true });
-    const b = newPod('qb', 'm3', { modulo: true });
-    expect(a.membership).toBeUndefined();
-    await Promise.all([a.start(), b.start()]);
-    // Both counted in one interval and adopted the same replica list.
-    await until(() => a.modulo!.replicas?.length === 2 && b.modulo!.replicas?.length === 2);
-    expect(a.modulo!.replicas).toEqual(['qa', 'qb']);
-    const owner = new Map(web.hosts.map((h) => [h, a.modulo!.ownerOf(domainKey(h))]));
-    expect(new Set(owner.values())).toEqual(new Set(['qa', 'qb']));
-    await a.seed(web.seeds);
-    await Promise.all([a.done, b.done]);
-
-    expect(wrongCounts()).toEqual([]);
-    expect(
-      web.politenessViolations({
-        minGapMs: (h) => Math.max(MIN_DELAY_MS, web.crawlDelayMs(h)),
-        maxConcurrency: 1,
-        includeRobots: true,
-      }),
-    ).toEqual([]);
-    const foreign = web.log
-      .filter((e) => senderOf(e.userAgent) !== owner.get(e.host))
-      .map((e) => `${e.host}${e.path} by ${senderOf(e.userAgent)}`);
-    expect(foreign).toEqual([]);
-    expect(a.stats().fetched).toBeGreaterThan(0);
-    expect(b.stats().fetched).toBeGreaterThan(0);
   }, 40_000);
 
   it('lose nothing and repeat nothing when one pod stops gracefully mid-crawl', async () => {

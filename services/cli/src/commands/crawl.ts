@@ -38,7 +38,6 @@ interface CrawlFlags {
   minDelayMs?: number;
   robotsRetryMs?: number;
   robotsMaxRetries?: number;
-  assignment?: 'ring' | 'modulo';
   userAgent?: string;
   contactUrl?: string;
   resolve: string[];
@@ -136,12 +135,6 @@ export function registerCrawlCommand(program: Command): void {
       'minimum gap per host (env MIN_DELAY_MS, default 1000)',
       int('min-delay-ms'),
     )
-    .addOption(
-      new Option(
-        '--assignment <mode>',
-        'how domains are shared among pods: ring, or modulo for comparison (env ASSIGNMENT, default ring)',
-      ).choices(['ring', 'modulo']),
-    )
     .option(
       '--robots-retry-ms <n>',
       'retry an unreachable robots.txt after this long; its host waits (env ROBOTS_RETRY_MS, default 300000)',
@@ -214,7 +207,6 @@ async function runCrawl(seeds: string[], flags: CrawlFlags): Promise<void> {
   set('concurrency', flags.concurrency);
   set('perHostConcurrency', flags.perHostConcurrency);
   set('minDelayMs', flags.minDelayMs);
-  set('assignmentMode', flags.assignment);
   set('robotsRetryMs', flags.robotsRetryMs);
   set('robotsMaxRetries', flags.robotsMaxRetries);
   set('userAgentToken', flags.userAgent);

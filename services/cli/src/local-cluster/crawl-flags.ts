@@ -21,12 +21,6 @@ const PASSTHROUGH: readonly Passthrough[] = [
   { flag: 'concurrency', kind: 'int', description: 'global fetch slots per pod' },
   { flag: 'per-host-concurrency', kind: 'int', description: 'requests in flight per host' },
   { flag: 'min-delay-ms', kind: 'int', description: 'minimum gap per host' },
-  {
-    flag: 'assignment',
-    kind: 'value',
-    description: 'ring (default) or modulo, for comparison',
-    choices: ['ring', 'modulo'],
-  },
   { flag: 'robots-retry-ms', kind: 'int', description: 'retry an unreachable robots.txt after' },
   {
     flag: 'robots-max-retries',
