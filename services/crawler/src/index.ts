@@ -1,4 +1,3 @@
-export { type Assignment, StaticAssignment } from './assignment.js';
 export { type CrawlerConfig, loadConfig, parseClusterNodes } from './config.js';
 export { decodeBody } from './content.js';
 export { CrawlerPod } from './crawler-pod.js';
