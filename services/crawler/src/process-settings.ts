@@ -22,7 +22,7 @@ export const PROCESS_SETTINGS = {
   redisUrl: {
     env: 'REDIS_URL',
     flag: 'redis-url',
-    doc: 'Redis to use (redis:// or rediss:// URL)',
+    doc: 'Redis to use, a redis:// or rediss:// URL',
     defaultText: 'none: `shardline crawl` starts an embedded redis-server',
   },
   redisClusterNodes: {

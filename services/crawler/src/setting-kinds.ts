@@ -54,3 +54,11 @@ export interface SettingRow<K extends SettingKind> {
 
 /** One row of {@link POD_SETTINGS}. */
 export type Setting = { [K in SettingKind]: SettingRow<K> }[SettingKind];
+
+/** How help and the README show a row's default: its `defaultText`, else its value. */
+export function defaultText(row: { default?: unknown; defaultText?: string }): string {
+  if (row.defaultText !== undefined) return row.defaultText;
+  const value = row.default;
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(',');
+  return String(value);
+}
