@@ -319,7 +319,7 @@ export const POD_SETTINGS = {
     kind: 'string',
     doc: 'results stream key',
     default: (s) => `${s.prefix as string}:results`,
-    defaultText: '<prefix>:results',
+    defaultText: '‹prefix›:results',
     arg: 'key',
   },
   resultsMaxLen: {

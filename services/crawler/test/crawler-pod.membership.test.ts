@@ -6,12 +6,14 @@
 import { domainKey } from '@shardline/url';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { startTestWeb, type TestWeb } from '../../../test/web/index.js';
 import { CrawlerPod } from '../src/index.js';
 
 const MIN_DELAY_MS = 150;
+/** How long and how often `vi.waitFor` checks a condition. */
+const WAIT = { timeout: 15_000, interval: 20 };
 
 let web: TestWeb;
 let server: RedisServer;
@@ -48,22 +50,13 @@ function newPod(id: string, prefix: string, extra: { exitWhenIdle?: boolean } = 
   });
 }
 
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Both pods hold the same ring with both on it. */
 async function sameRing(a: CrawlerPod, b: CrawlerPod): Promise<void> {
-  await until(
-    () =>
-      a.membership!.epoch === b.membership!.epoch &&
-      a.membership!.members().length === 2 &&
-      b.membership!.members().length === 2,
-  );
+  await vi.waitFor(() => {
+    expect(a.membership!.epoch).toBe(b.membership!.epoch);
+    expect(a.membership!.members()).toHaveLength(2);
+    expect(b.membership!.members()).toHaveLength(2);
+  }, WAIT);
 }
 
 /** Pod id of a server log entry, from the User-Agent's contact URL. */
@@ -129,15 +122,16 @@ describe('two pods sharing a crawl through the membership', () => {
     await c.seed(web.seeds);
     const total = web.groundTruth({ userAgentToken: 'shardline' }).reachableAllowed.size;
     // Mid-crawl: both pods busy, most of the web still queued.
-    await until(
-      () => c.stats().fetched >= 10 && c.stats().fetched + d.stats().fetched >= total / 4,
-    );
+    await vi.waitFor(() => {
+      expect(c.stats().fetched).toBeGreaterThanOrEqual(10);
+      expect(c.stats().fetched + d.stats().fetched).toBeGreaterThanOrEqual(total / 4);
+    }, WAIT);
     const stopAt = performance.timeOrigin + performance.now();
     await c.stop();
     const leftAt = performance.timeOrigin + performance.now();
     expect(c.membership!.ready).toBe(false);
     // The survivor's ring no longer has the leaver.
-    await until(() => d.membership!.members().length === 1);
+    await vi.waitFor(() => expect(d.membership!.members()).toHaveLength(1), WAIT);
     await d.done;
 
     expect(wrongCounts()).toEqual([]);

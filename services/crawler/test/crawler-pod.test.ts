@@ -5,7 +5,7 @@
 import { RedisFrontier } from '@shardline/frontier';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { startTestWeb, type TestWeb } from '../../../test/web/index.js';
 import {
@@ -19,6 +19,8 @@ let web: TestWeb;
 let server: RedisServer;
 let redis: Redis;
 let n = 0;
+/** How long and how often `vi.waitFor` checks a condition. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 beforeAll(async () => {
   [web, server] = await Promise.all([
@@ -57,14 +59,6 @@ async function results(pod: CrawlerPod): Promise<CrawlResult[]> {
   return entries.map(([, fields]) => decodeResult(fields));
 }
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('CrawlerPod', () => {
   it('sleeps when idle and wakes when another client enqueues work for it', async () => {
     const pod = newPod({ maxIdleSleepMs: 1000 });
@@ -76,7 +70,7 @@ describe('CrawlerPod', () => {
     web.clearLog();
     const url = `${web.origin('site1.test')}/p/1`;
     await other.enqueue([{ url, depth: 5 }]);
-    await until(() => pod.stats().fetched === 1);
+    await vi.waitFor(() => expect(pod.stats().fetched).toBe(1), WAIT);
     expect(pod.stats().wakes).toBeGreaterThanOrEqual(1);
     expect(web.fetchCounts().get(url)).toBe(1);
     await pod.stop();
@@ -88,7 +82,7 @@ describe('CrawlerPod', () => {
     const url = `${web.origin('site2.test')}/slow/1`;
     await pod.seed([url]);
     await pod.start();
-    await until(() => web.log.some((e) => e.path === '/slow/1'));
+    await vi.waitFor(() => expect(web.log.some((e) => e.path === '/slow/1')).toBe(true), WAIT);
     await pod.stop();
     const [result] = await results(pod);
     expect(result).toMatchObject({
@@ -115,7 +109,10 @@ describe('CrawlerPod', () => {
       const origin = hanging.origin('site1.test');
       await pod.seed([`${origin}/`]);
       await pod.start();
-      await until(() => hanging.log.some((e) => e.path === '/robots.txt'));
+      await vi.waitFor(
+        () => expect(hanging.log.some((e) => e.path === '/robots.txt')).toBe(true),
+        WAIT,
+      );
       await pod.stop();
       const [result] = await results(pod);
       expect(result).toMatchObject({ url: `${origin}/`, outcome: 'released' });

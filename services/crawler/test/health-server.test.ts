@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 import { MembershipReader } from '@shardline/membership';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { CrawlerPod, HealthServer, isLoopback, servePodHealth } from '../src/index.js';
 
@@ -70,14 +70,6 @@ function call(
   });
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** A non-loopback address of this machine (the server binds 0.0.0.0, so it answers there). */
 function externalAddress(): string {
   for (const list of Object.values(networkInterfaces())) {
@@ -121,7 +113,10 @@ describe('HealthServer in front of a pod', () => {
       process.kill(server.pid, 'SIGCONT');
       paused = false;
     }
-    await until(async () => (await call('GET', '/readyz')).status === 200);
+    await vi.waitFor(async () => expect((await call('GET', '/readyz')).status).toBe(200), {
+      timeout: 10_000,
+      interval: 50,
+    });
   });
 
   it('refuses /drain from a non-loopback address and other methods and paths', async () => {
