@@ -77,11 +77,11 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   let loop: WorkLoop | undefined;
   const poke = () => loop?.poke();
 
-  // The frontier asks for owners lazily, so frontier and membership can refer to each other.
-  let assignment: Assignment | undefined;
+  // The frontier asks for owners lazily (from its first enqueue or claim on), so frontier and
+  // membership can refer to each other.
   const frontier = new RedisFrontier({
     redis: options.redis,
-    ownerOf: (domain) => assignment!.ownerOf(domain),
+    ownerOf: (domain) => assignment.ownerOf(domain),
     prefix: s.prefix,
     leaseTimeoutMs: s.leaseTimeoutMs,
     maxRetries: s.maxRetries,
@@ -106,7 +106,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
         vnodes: s.ringVnodes,
         seed: s.ringSeed,
       });
-  assignment = options.assignment ?? membership!;
+  const assignment: Assignment = membership ?? options.assignment!;
   const stopPoking = assignment.onChange(poke);
   const stopLogging = membership ? logMembershipEvents(membership, log, s.podId) : undefined;
 

@@ -59,7 +59,55 @@ async function results(pod: CrawlerPod): Promise<CrawlResult[]> {
   return entries.map(([, fields]) => decodeResult(fields));
 }
 
+/** One owner for every domain, and a way to announce an ownership change: no registry. */
+function fixedAssignment(owner: string) {
+  const listeners = new Set<() => void>();
+  return {
+    listeners,
+    ownerOf: () => owner,
+    onChange(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    changed: () => {
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
+/** A wake subscriber that never delivers a message (the loop then relies on other wake-ups). */
+const deafSubscriber = {
+  subscribe: async () => undefined,
+  unsubscribe: async () => undefined,
+  on: () => undefined,
+  off: () => undefined,
+};
+
 describe('CrawlerPod', () => {
+  it('runs on a fixed assignment without the registry, woken by its onChange', async () => {
+    const assignment = fixedAssignment('solo');
+    const pod = newPod({
+      podId: 'solo',
+      assignment,
+      subscriber: deafSubscriber,
+      maxIdleSleepMs: 60_000,
+    });
+    expect(pod.membership).toBeUndefined();
+    await pod.start();
+    expect(pod.ready).toBe(true);
+    // Work for this pod that no wake message announces: only the change wakes the loop.
+    const other = new RedisFrontier({ redis, ownerOf: () => 'solo', prefix: `t${n}` });
+    const url = `${web.origin('site4.test')}/p/2`;
+    await other.enqueue([{ url, depth: 5 }]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pod.stats().fetched).toBe(0);
+    assignment.changed();
+    await vi.waitFor(() => expect(pod.stats().fetched).toBe(1), WAIT);
+    await pod.stop();
+    expect(assignment.listeners.size).toBe(0);
+    expect(await redis.keys(`t${n}:{m}:*`)).toEqual([]);
+  });
+
   it('sleeps when idle and wakes when another client enqueues work for it', async () => {
     const pod = newPod({ maxIdleSleepMs: 1000 });
     await pod.start();
