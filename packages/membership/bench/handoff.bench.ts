@@ -1,9 +1,9 @@
 /**
  * Handoff benchmark: 10,000 domains (one URL each) queued in a real RedisFrontier on 10
- * pods; the fleet grows to 11 and shrinks to 9 (two graceful stops), once with the
- * consistent-hash ring (Membership) and once with the modulo assignment
- * (ModuloAssignment) on the same steps. Per step: time until every domain sits in its
- * new owner's due index and nowhere else (and every pod is on the new assignment),
+ * pods; the fleet grows to 11 and shrinks to 9 (two graceful stops) on the consistent-hash
+ * ring (Membership). The modulo assignment it was once compared with left the product; its
+ * figures stay in BENCHMARKS.md. Per step: time until every domain sits in its
+ * new owner's due index and nowhere else (and every pod is on the new ring),
  * domains moved vs the optimum k/N, commands the pods sent (client side), Redis calls
  * including those inside scripts and Redis CPU (INFO commandstats deltas, minus the
  * benchmark's own polling), and how long pods stopped claiming.
@@ -16,12 +16,7 @@ import { RedisFrontier } from '@shardline/frontier';
 import { syntheticDomains } from '@shardline/ring';
 import { Redis } from 'ioredis';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import {
-  type HandoffReport,
-  Membership,
-  ModuloAssignment,
-  type StopOptions,
-} from '../src/index.js';
+import { type HandoffReport, Membership } from '../src/index.js';
 
 const DOMAINS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -35,18 +30,9 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<typeof 
   return send.apply(this, args);
 };
 
-interface Assign {
-  ownerOf(domain: string): string;
-  /** Pods in the assignment this pod uses. */
-  size(): number;
-  readonly ready: boolean;
-  start(): Promise<void>;
-  stop(options?: StopOptions): Promise<void>;
-}
-
 interface Pod {
   id: string;
-  assignment: Assign;
+  membership: Membership;
   frontier: RedisFrontier;
   redis: Redis;
   /** Member of the fleet being measured (false once told to stop). */
@@ -66,7 +52,7 @@ interface StepResult {
   redisCpuMs: number;
   pausedPods: number;
   pauseMs: number;
-  /** Assignment changes adopted per pod during the step (1 = one clean transition). */
+  /** Ring changes adopted per pod during the step (1 = one clean transition). */
   changesPerPod: number;
   /** Whether placement settled within the cap. */
   settled: boolean;
@@ -101,10 +87,7 @@ async function locations(frontier: RedisFrontier, pods: string[]) {
   return out;
 }
 
-async function scenario(
-  name: 'ring' | 'modulo' | 'modulo-arrival',
-  server: RedisServer,
-): Promise<{ results: StepResult[] }> {
+async function scenario(server: RedisServer): Promise<{ results: StepResult[] }> {
   const prefix = `b${randomUUID().slice(0, 6)}`;
   const admin = new Redis(server.port, server.host);
   const pods: Pod[] = [];
@@ -116,44 +99,24 @@ async function scenario(
     const frontier: RedisFrontier = new RedisFrontier({
       redis,
       prefix,
-      ownerOf: (d) => assignment.ownerOf(d),
+      ownerOf: (d) => membership.ownerOf(d),
       pinMs: 0,
     });
-    const impl =
-      name === 'ring'
-        ? new Membership({
-            redis,
-            podId: id,
-            prefix,
-            frontier,
-            sessionTimeoutMs: 60_000,
-            heartbeatMs: 20_000,
-            sweepIntervalMs: 0,
-          })
-        : new ModuloAssignment({
-            redis,
-            podId: id,
-            prefix,
-            frontier,
-            intervalMs: 1000,
-            order: name === 'modulo' ? 'id' : 'arrival',
-          });
-    const assignment: Assign = {
-      ownerOf: impl.ownerOf,
-      size: () =>
-        impl instanceof Membership ? (impl.ring?.size ?? 0) : (impl.replicas?.length ?? 0),
-      get ready() {
-        return impl.ready;
-      },
-      start: () => impl.start(),
-      stop: (o) => impl.stop(o),
-    };
-    impl.on('change', () => transitions++);
-    impl.on('handoff', (h: HandoffReport) => {
+    const membership: Membership = new Membership({
+      redis,
+      podId: id,
+      prefix,
+      frontier,
+      sessionTimeoutMs: 60_000,
+      heartbeatMs: 20_000,
+      sweepIntervalMs: 0,
+    });
+    membership.on('change', () => transitions++);
+    membership.on('handoff', (h: HandoffReport) => {
       handoffWorkMs = Math.max(handoffWorkMs, h.durationMs);
     });
     // Live (counted for pauses) once started.
-    const pod: Pod = { id, assignment, frontier, redis, live: false, notReadyMs: 0 };
+    const pod: Pod = { id, membership, frontier, redis, live: false, notReadyMs: 0 };
     pods.push(pod);
     return pod;
   };
@@ -161,7 +124,7 @@ async function scenario(
     Array.from({ length: n }, (_, i) => `pod-${String(i + 1).padStart(2, '0')}`);
   const all = ids(11);
 
-  await Promise.all(ids(10).map((id) => make(id).assignment.start()));
+  await Promise.all(ids(10).map((id) => make(id).membership.start()));
   for (const p of pods) p.live = true;
   const domains = syntheticDomains(DOMAINS, 3);
   const seeder = pods[0]!;
@@ -176,27 +139,27 @@ async function scenario(
     while (sampling) {
       await sleep(10);
       const now = performance.now();
-      for (const p of pods) if (!p.assignment.ready && p.live) p.notReadyMs += now - last;
+      for (const p of pods) if (!p.membership.ready && p.live) p.notReadyMs += now - last;
       last = now;
     }
   })();
 
   let pollCalls = 0;
   let settledOk = true;
-  /** Waits until every live pod uses the same assignment and every domain sits in its owner's index only. */
+  /** Waits until every live pod uses the same ring and every domain sits in its owner's index only. */
   const settled = async (live: Pod[]): Promise<Map<string, string[]>> => {
     const deadline = performance.now() + SETTLE_CAP_MS;
     for (;;) {
-      const owner = live[0]!.assignment;
+      const owner = live[0]!.membership;
       const timedOut = performance.now() > deadline;
       if (
         timedOut ||
-        live.every((p) => p.assignment.ready && p.assignment.size() === live.length)
+        live.every((p) => p.membership.ready && p.membership.ring?.size === live.length)
       ) {
         const where = await locations(seeder.frontier, all);
         pollCalls += all.length;
         const agree = domains.every((d) =>
-          live.every((p) => p.assignment.ownerOf(d) === owner.ownerOf(d)),
+          live.every((p) => p.membership.ownerOf(d) === owner.ownerOf(d)),
         );
         const placed = domains.every(
           (d) => where.get(d)?.length === 1 && where.get(d)![0] === owner.ownerOf(d),
@@ -252,7 +215,7 @@ async function scenario(
     DOMAINS / 11,
     async () => {
       const p = make('pod-11');
-      await p.assignment.start();
+      await p.membership.start();
       p.live = true;
     },
     () => pods.filter((p) => p.live || p.id === 'pod-11'),
@@ -265,14 +228,14 @@ async function scenario(
       for (const p of leaving) p.live = false;
       // The pods hold no leases: releasing them is immediate.
       await Promise.all(
-        leaving.map((p) => p.assignment.stop({ graceful: true, releaseLeases: async () => {} })),
+        leaving.map((p) => p.membership.stop({ graceful: true, releaseLeases: async () => {} })),
       );
     },
     () => pods.filter((p) => p.live),
   );
   sampling = false;
   await sampler;
-  await Promise.all(pods.map((p) => p.assignment.stop({ graceful: false })));
+  await Promise.all(pods.map((p) => p.membership.stop({ graceful: false })));
   for (const p of pods) p.redis.disconnect();
   admin.disconnect();
   return { results };
@@ -280,11 +243,7 @@ async function scenario(
 
 const server = await startRedis();
 try {
-  const runs = [
-    ['ring', await scenario('ring', server)],
-    ['modulo (id order)', await scenario('modulo', server)],
-    ['modulo (arrival order)', await scenario('modulo-arrival', server)],
-  ] as const;
+  const runs = [['ring', await scenario(server)]] as const;
   const fmt = (n: number, digits = 0) =>
     n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   console.log(
@@ -301,15 +260,6 @@ try {
         `| ${label} | ${s.step} | ${s.settled ? '' : 'not settled after '}${fmt(s.ms)} ms | ${fmt(s.workMs)} ms | ${fmt(s.moved)} (${fmt(s.optimum)}) | ${fmt(s.moved / s.optimum, 2)}× | ${fmt(per(s.clientCommands), 1)} | ${fmt(per(s.redisCalls), 1)} | ${fmt(per(s.redisCpuMs * 1000), 0)} µs | ${fmt(s.changesPerPod, 1)} | ${s.pausedPods} (${fmt(s.pauseMs)} ms) |`,
       );
     }
-  }
-  const ring = runs[0][1];
-  for (const [label, r] of runs.slice(1)) {
-    r.results.forEach((b, i) => {
-      const a = ring.results[i]!;
-      console.log(
-        `${b.step}, ${label} vs ring: ${fmt(b.moved / Math.max(1, a.moved), 1)}× the domains moved, ${fmt(b.ms / a.ms, 1)}× the time, ${fmt(b.redisCalls / Math.max(1, a.redisCalls), 1)}× the Redis calls`,
-      );
-    });
   }
 } finally {
   await server.stop();

@@ -36,7 +36,7 @@ function show(value: unknown): string {
   return String(value);
 }
 
-/** An invalid option of {@link Membership} or {@link ModuloAssignment} (a programming error). */
+/** An invalid option of {@link Membership} (a programming error). */
 export class MembershipOptionsError extends MembershipError {
   override readonly name = 'MembershipOptionsError';
   /** Name of the offending option. */

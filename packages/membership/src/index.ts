@@ -1,3 +1,4 @@
+export type { Assignment } from './assignment.js';
 export {
   MembershipError,
   MembershipErrorCode,
@@ -16,12 +17,6 @@ export {
   type StopOptions,
   type SweepReport,
 } from './membership.js';
-export { ModuloAssignment, type ModuloChange, type ModuloEvents } from './modulo.js';
-export type {
-  AssignmentOptions,
-  MembershipFrontier,
-  MembershipOptions,
-  ModuloAssignmentOptions,
-} from './options.js';
+export type { MembershipFrontier, MembershipOptions } from './options.js';
 export { MembershipReader, type RegistryMember } from './reader.js';
 export type { MemberEntry, MembershipView, ReclaimKind } from './registry.js';

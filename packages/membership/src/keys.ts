@@ -1,8 +1,8 @@
 /**
  * Every Redis key and channel of the membership layer, spelled in one place. All keys
  * share the hash tag `{m}`, so every membership script touches one slot and runs
- * unchanged on Redis Cluster. Keys that scripts build from a key root (reclaim locks,
- * modulo intervals) are spelled here too and must match the scripts in `lua/`.
+ * unchanged on Redis Cluster. Keys that scripts build from a key root (reclaim locks)
+ * are spelled here too and must match the scripts in `lua/`.
  */
 export class MembershipKeys {
   readonly prefix: string;
@@ -58,13 +58,5 @@ export class MembershipKeys {
   /** Pub/sub channel carrying each new epoch. */
   epochChannel(): string {
     return `${this.prefix}:m:epoch`;
-  }
-  /** Key root of the modulo assignment's per-interval counters. */
-  moduloRoot(): string {
-    return `${this.root()}mod:`;
-  }
-  /** STRING (built by scripts): the modulo counter of interval `k` (`:who`, `:rank` beside it). */
-  moduloCounter(interval: number): string {
-    return `${this.moduloRoot()}${interval}`;
   }
 }

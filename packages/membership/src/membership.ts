@@ -13,6 +13,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { diffRings, HashRing, loadHasher } from '@shardline/ring';
 import type { Cluster, Redis } from 'ioredis';
+import type { Assignment } from './assignment.js';
 import { MembershipNotReadyError, MembershipStateError } from './errors.js';
 import { MembershipKeys } from './keys.js';
 import { forEachLimited } from './limit.js';
@@ -45,7 +46,7 @@ export interface MembershipChange {
 
 /** Emitted after a pod moved the entries of a due index that changed owner. */
 export interface HandoffReport {
-  /** Ring epoch (modulo: interval) the handoff followed. */
+  /** Ring epoch the handoff followed. */
   epoch: number;
   /** Pod whose due index was handed off (this pod, or a pod that left or vanished). */
   pod: string;
@@ -110,12 +111,15 @@ export interface StopOptions {
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
+/** The events after which a pod may have new due work (see {@link Membership.onChange}). */
+const CHANGE_EVENTS = ['change', 'handoff', 'reclaimed'] as const;
+
 /**
  * A pod's membership: registry heartbeat, epoch tracking, the ring, handoff of its due
  * index and the survivor duties (reclaim of removed pods, stranded-domain sweep). See
  * the package README for the integration order.
  */
-export class Membership extends EventEmitter<MembershipEvents> {
+export class Membership extends EventEmitter<MembershipEvents> implements Assignment {
   readonly keys: MembershipKeys;
   readonly #o: ResolvedMembershipOptions;
   readonly #redis: Redis | Cluster;
@@ -188,6 +192,19 @@ export class Membership extends EventEmitter<MembershipEvents> {
     if (!ring || ring.size === 0) throw new MembershipNotReadyError(`ownerOf(${domain})`);
     return ring.owner(domain);
   };
+
+  /**
+   * {@link Assignment.onChange}: `listener` runs after each `change` (new ring), `handoff`
+   * (this pod moved entries of its due index) and `reclaimed` (a removed pod's due index was
+   * moved to its new owners) event.
+   */
+  onChange(listener: () => void): () => void {
+    const handler = () => listener();
+    for (const event of CHANGE_EVENTS) this.on(event, handler);
+    return () => {
+      for (const event of CHANGE_EVENTS) this.off(event, handler);
+    };
+  }
 
   /**
    * Joins the registry and resolves once the pod has a ring and may claim: subscribes to

@@ -1,4 +1,4 @@
-/** Options of {@link Membership} and {@link ModuloAssignment} and their validation. */
+/** Options of {@link Membership} and their validation. */
 import { hostname } from 'node:os';
 import type { FrontierInspector, RedisFrontier } from '@shardline/frontier';
 import { DEFAULT_VNODES } from '@shardline/ring';
@@ -13,8 +13,8 @@ export type MembershipFrontier = Pick<RedisFrontier, 'reindex' | 'reclaimPod'> &
   readonly inspector: Pick<FrontierInspector, 'queuedDomainsOf' | 'domains' | 'isStranded'>;
 };
 
-/** Options shared by both assignments. */
-export interface AssignmentOptions {
+/** Options of {@link Membership} (the consistent-hash ring assignment). */
+export interface MembershipOptions {
   /** A connected ioredis client (`Redis` or `Cluster`) for the registry. */
   redis: Redis | Cluster;
   /**
@@ -26,16 +26,12 @@ export interface AssignmentOptions {
   /** Prefix of every key. Use the frontier's prefix. @default 'sl' */
   prefix?: string;
   /**
-   * The frontier whose due indexes follow the assignment. Without it the class only
+   * The frontier whose due indexes follow the ring. Without it the class only
    * tracks membership (`ownerOf`, events) and moves nothing.
    */
   frontier?: MembershipFrontier;
   /** Domains reindexed concurrently during a handoff or reclaim. @default 16 */
   handoffConcurrency?: number;
-}
-
-/** Options of {@link Membership} (the consistent-hash ring assignment). */
-export interface MembershipOptions extends AssignmentOptions {
   /** The pod's capacity: it gets `vnodes × weight` ring tokens. @default 1 */
   weight?: number;
   /** A pod not heard from for this long is removed (its session expires). @default 10000 */
@@ -76,32 +72,6 @@ export interface MembershipOptions extends AssignmentOptions {
   info?: string;
 }
 
-/** Options of {@link ModuloAssignment}. */
-export interface ModuloAssignmentOptions extends AssignmentOptions {
-  /**
-   * Length of a counting interval: every pod registers once per interval at its own
-   * random phase; the replica list of an interval is the previous interval's arrivals.
-   * @default 1000
-   */
-  intervalMs?: number;
-  /**
-   * Called after the pod stopped claiming because the mapping changes; resolve once the
-   * pod's in-flight fetches are done (the drain of "stop claiming, drain, resume").
-   * @default resolves at once
-   */
-  drain?: () => Promise<void>;
-  /** Source of the random phase (tests). @default Math.random */
-  random?: () => number;
-  /**
-   * How the replica list is ordered: `'id'` sorts the pods that registered in the
-   * previous interval by id; `'arrival'` keeps their INCR arrival order (the index is the
-   * pod's arrival rank). Arrival order flips whenever two pods' phases come closer than
-   * their timer jitter, and every flip reshuffles about all domains: measured in
-   * BENCHMARKS.md. @default 'id'
-   */
-  order?: 'id' | 'arrival';
-}
-
 export interface ResolvedMembershipOptions {
   podId: string;
   prefix: string;
@@ -117,16 +87,6 @@ export interface ResolvedMembershipOptions {
   reclaimOwnLeasesOnStart: boolean;
   info: string;
   handoffConcurrency: number;
-}
-
-export interface ResolvedModuloOptions {
-  podId: string;
-  prefix: string;
-  intervalMs: number;
-  handoffConcurrency: number;
-  drain: () => Promise<void>;
-  random: () => number;
-  order: 'id' | 'arrival';
 }
 
 const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -148,7 +108,7 @@ function bool(name: string, value: unknown): boolean {
   return value;
 }
 
-function common(options: AssignmentOptions): {
+function common(options: MembershipOptions): {
   podId: string;
   prefix: string;
   handoffConcurrency: number;
@@ -216,26 +176,5 @@ export function resolveMembershipOptions(options: MembershipOptions): ResolvedMe
       options.reclaimOwnLeasesOnStart ?? true,
     ),
     info,
-  };
-}
-
-/** Validates {@link ModuloAssignmentOptions}. */
-export function resolveModuloOptions(options: ModuloAssignmentOptions): ResolvedModuloOptions {
-  const base = common(options);
-  const drain = options.drain ?? (() => Promise.resolve());
-  if (typeof drain !== 'function') throw new MembershipOptionsError('drain', drain, 'a function');
-  const random = options.random ?? Math.random;
-  if (typeof random !== 'function')
-    throw new MembershipOptionsError('random', random, 'a function');
-  const order = options.order ?? 'id';
-  if (order !== 'id' && order !== 'arrival') {
-    throw new MembershipOptionsError('order', order, "'id' or 'arrival'");
-  }
-  return {
-    ...base,
-    intervalMs: int('intervalMs', options.intervalMs ?? 1000, 50),
-    drain,
-    random,
-    order,
   };
 }

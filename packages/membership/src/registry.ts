@@ -76,17 +76,6 @@ export type ReclaimClaim =
   | { granted: true; kind: ReclaimKind }
   | { granted: false; reason: 'done' | 'stale-ring' | 'taken' };
 
-export interface ModuloTick {
-  /** Interval index (Redis time / interval). */
-  interval: number;
-  /** Arrival rank of the caller in this interval (1-based). */
-  rank: number;
-  /** Time left until the next interval starts (Redis clock). */
-  msToNextInterval: number;
-  /** The previous interval's pods in arrival order: the replica list. */
-  previous: string[];
-}
-
 export class Registry {
   readonly keys: MembershipKeys;
   readonly #redis: Redis | Cluster;
@@ -259,32 +248,6 @@ export class Registry {
   /** Stores where the next sweep starts (same slot as the lock). */
   async setSweepCursor(cursor: number): Promise<void> {
     await this.#redis.set(this.keys.sweepCursor(), String(cursor));
-  }
-
-  /** Registers in the current modulo interval (mod-tick-1.lua). */
-  async modTick(pod: string, intervalMs: number): Promise<ModuloTick> {
-    const reply = asArray(
-      await callScript(this.#redis, C['mod-tick'], [this.keys.moduloRoot(), pod, intervalMs]),
-      'mod-tick',
-    );
-    const n = Number(reply[3]);
-    return {
-      interval: Number(reply[0]),
-      rank: Number(reply[1]),
-      msToNextInterval: Number(reply[2]),
-      previous: reply.slice(4, 4 + n).map(String),
-    };
-  }
-
-  /** Takes the lock on handing off a pod that vanished from the modulo list. */
-  async modReclaimClaim(pod: string, holder: string, lockMs: number): Promise<boolean> {
-    const reply = await callScript(this.#redis, C['mod-reclaim-claim'], [
-      this.keys.moduloRoot(),
-      pod,
-      holder,
-      lockMs,
-    ]);
-    return Number(reply) === 1;
   }
 }
 

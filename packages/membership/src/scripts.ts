@@ -23,8 +23,6 @@ export const SCRIPT_COMMANDS = {
   'reclaim-done': `${VERSION}ReclaimDone`,
   'reclaim-unlock': `${VERSION}ReclaimUnlock`,
   'sweep-claim': `${VERSION}SweepClaim`,
-  'mod-tick': `${VERSION}ModTick`,
-  'mod-reclaim-claim': `${VERSION}ModReclaimClaim`,
 } as const;
 
 type Arg = string | number;
@@ -41,8 +39,6 @@ declare module 'ioredis' {
     slmv1ReclaimDone: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slmv1ReclaimUnlock: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slmv1SweepClaim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slmv1ModTick: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slmv1ModReclaimClaim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
   }
 }
 

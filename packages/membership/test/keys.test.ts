@@ -22,18 +22,15 @@ describe('MembershipKeys', () => {
       k.pulse(),
       k.sweepLock(),
       k.sweepCursor(),
-      k.moduloCounter(12345),
       k.root(),
-      k.moduloRoot(),
     ];
     expect(new Set(all.map(hashTag))).toEqual(new Set(['m']));
     expect(new Set(all).size).toBe(all.length);
   });
 
-  it('builds lock and interval keys the way the scripts do (root + suffix)', () => {
+  it('builds lock keys the way the scripts do (root + suffix)', () => {
     const k = new MembershipKeys('x');
     expect(k.reclaimLock('pod-a')).toBe(`${k.root()}lock:pod-a`);
-    expect(k.moduloCounter(7)).toBe(`${k.moduloRoot()}7`);
     expect(k.epochChannel()).toBe('x:m:epoch');
   });
 });

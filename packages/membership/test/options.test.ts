@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { MembershipOptionsError } from '../src/index.js';
-import { resolveMembershipOptions, resolveModuloOptions } from '../src/options.js';
+import { resolveMembershipOptions } from '../src/options.js';
 
 // A client object that never connects: validation only looks at it.
 const redis = new Redis({ lazyConnect: true });
@@ -58,17 +58,5 @@ describe('resolveMembershipOptions', () => {
       expect(e.message).toContain(option);
       expect(e.message).toMatch(/\((string|number|object|boolean|non-finite number)\)$/);
     }
-  });
-});
-
-describe('resolveModuloOptions', () => {
-  it('defaults the interval to 1 s and rejects intervals below 50 ms', () => {
-    expect(resolveModuloOptions({ redis, podId: 'pod-1' }).intervalMs).toBe(1000);
-    expect(() => resolveModuloOptions({ redis, podId: 'pod-1', intervalMs: 10 })).toThrow(
-      /intervalMs/,
-    );
-    expect(() => resolveModuloOptions({ redis, podId: 'pod-1', drain: 'no' as never })).toThrow(
-      /drain/,
-    );
   });
 });

@@ -50,11 +50,6 @@ describe('crawlArgs', () => {
     );
     expect(() => crawlArgs(parse(['--exit-when-idle', '2s']))).toThrow(/--exit-when-idle/);
   });
-
-  it('passes --assignment through, and rejects a value crawl would refuse', () => {
-    expect(crawlArgs(parse(['--assignment', 'modulo']))).toEqual(['--assignment', 'modulo']);
-    expect(() => parse(['--assignment', 'hash'])).toThrow(/Allowed choices are ring, modulo/);
-  });
 });
 
 describe('formatStatus', () => {

@@ -55,8 +55,10 @@ export function normalizeCharset(label: string | undefined): string | undefined 
   if (label === undefined) return undefined;
   try {
     return new TextDecoder(label.trim()).encoding;
-  } catch {
-    return undefined;
+  } catch (error) {
+    // TextDecoder refuses a label it does not know with a RangeError.
+    if (error instanceof RangeError) return undefined;
+    throw error;
   }
 }
 

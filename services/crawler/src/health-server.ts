@@ -30,6 +30,8 @@ export interface HealthServerOptions {
   drain: () => Promise<void>;
   /** Longest wait for PING before `/readyz` says 503. @default 1000 */
   pingTimeoutMs?: number;
+  /** Called with what made a request fail (it is answered 500). @default none */
+  onError?: (error: unknown) => void;
 }
 
 /** Whether a socket address is a loopback one (IPv4, IPv6, IPv4-mapped IPv6). */
@@ -63,6 +65,7 @@ export async function servePodHealth(
       o.logger.info('drain requested');
       await o.pod.stop();
     },
+    onError: (error) => o.logger.warn({ err: error }, 'health request failed'),
   });
   o.logger.info({ url: await health.listen() }, 'health server listening');
   return health;
@@ -92,7 +95,10 @@ export class HealthServer {
     this.#o = options;
     this.#pingTimeoutMs = timeout;
     this.#server = createServer((req, res) => {
-      this.#route(req, res).catch(() => send(res, 500, 'error'));
+      this.#route(req, res).catch((error: unknown) => {
+        this.#o.onError?.(error);
+        send(res, 500, 'error');
+      });
     });
     // Probes are short; never let a slow client hold the process open.
     this.#server.requestTimeout = 60_000;
@@ -165,6 +171,7 @@ export class HealthServer {
         }),
       ]);
     } catch {
+      // A refused PING is the answer (not ready); the client logs its own connection errors.
       return false;
     } finally {
       clearTimeout(timer);

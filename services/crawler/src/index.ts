@@ -1,5 +1,10 @@
-export { type Assignment, StaticAssignment } from './assignment.js';
-export { type CrawlerConfig, loadConfig, parseClusterNodes } from './config.js';
+export {
+  type ClusterNode,
+  type CrawlerConfig,
+  type EnvPodOptions,
+  loadConfig,
+  parseClusterNodes,
+} from './config.js';
 export { decodeBody } from './content.js';
 export { CrawlerPod } from './crawler-pod.js';
 export {
@@ -22,7 +27,8 @@ export {
   servePodHealth,
 } from './health-server.js';
 export { extractLinks, LinkExtractor, LinkScope, type ScopeDecision } from './links.js';
-export type { CrawlerPodOptions, PodStats } from './pod-options.js';
+export type { CrawlerPodOptions, PodLiveOptions, PodStats } from './pod-options.js';
+export { PROCESS_SETTINGS, type ProcessSetting } from './process-settings.js';
 export { createRedisClient, type RedisTarget } from './redis-client.js';
 export {
   type CrawlOutcome,
@@ -39,7 +45,27 @@ export {
   type RobotsLoaderOptions,
   type RobotsSharedCache,
 } from './robots-loader.js';
+export { type RunPodOptions, runPod } from './run-pod.js';
 export { type GatePass, SendGate, type SendGateOptions } from './send-gate.js';
+export {
+  defaultText,
+  type Setting,
+  type SettingKind,
+  type SettingValue,
+} from './setting-kinds.js';
+export {
+  parseIntText,
+  parseSettingText,
+  type SettingTextError,
+  splitList,
+} from './setting-text.js';
+export {
+  POD_SETTINGS,
+  type PodSettingName,
+  type PodSettingOptions,
+  type PodSettings,
+  podSettingRows,
+} from './settings.js';
 export {
   isGzip,
   parseSitemap,

@@ -2,7 +2,7 @@
  * Link extraction from HTML with htmlparser2's streaming tokenizer (no DOM), page-level robots
  * directives (`<meta name=robots>`, `X-Robots-Tag`), and crawl-scope decisions for the links.
  */
-import { type Canonicalizer, createCanonicalizer, domainKey } from '@shardline/url';
+import { type Canonicalizer, createCanonicalizer, domainKey, UrlError } from '@shardline/url';
 import { Parser } from 'htmlparser2';
 import { CrawlerError, CrawlerErrorCode, check, invalidOption } from './errors.js';
 
@@ -181,14 +181,10 @@ function hasToken(list: string | undefined, token: string): boolean {
 
 /** The first `<base href>` if it resolves to an http(s) URL, else the page URL. */
 function resolveBase(href: string | undefined, pageUrl: string): string {
-  if (href === undefined) return pageUrl;
-  try {
-    const base = new URL(href.trim(), pageUrl);
-    if (base.protocol === 'http:' || base.protocol === 'https:') return base.href;
-  } catch {
-    // An unparseable base is ignored, as browsers ignore it.
-  }
-  return pageUrl;
+  // An unparseable base is ignored, as browsers ignore it.
+  if (href === undefined || !URL.canParse(href.trim(), pageUrl)) return pageUrl;
+  const base = new URL(href.trim(), pageUrl);
+  return base.protocol === 'http:' || base.protocol === 'https:' ? base.href : pageUrl;
 }
 
 function applyDirectives(into: Directives, content: string): void {
@@ -323,12 +319,8 @@ export class LinkScope {
    * `fromUrl`, the linking page, is required when `sameDomainOnly` is set.
    */
   decide(link: string, fromDepth: number, fromUrl?: string): ScopeDecision {
-    let host: string;
-    try {
-      host = new URL(link).hostname;
-    } catch {
-      return 'out-of-scope';
-    }
+    if (!URL.canParse(link)) return 'out-of-scope';
+    const host = new URL(link).hostname;
     if (this.#sameDomainOnly) {
       if (fromUrl === undefined) {
         throw new CrawlerError(
@@ -354,11 +346,13 @@ export class LinkScope {
   }
 }
 
+/** The domain key of `url`, or undefined for a URL it cannot be taken from. */
 function safeDomainKey(url: string): string | undefined {
   try {
     return domainKey(url);
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof UrlError) return undefined;
+    throw error;
   }
 }
 

@@ -1,14 +1,15 @@
 /**
- * The options and counters of {@link CrawlerPod} (`crawler-pod.ts`), apart from the pod so the
- * contract reads in one place; `config.ts` maps environment variables onto these options.
+ * The options and counters of {@link CrawlerPod} (`crawler-pod.ts`). The settings part of the
+ * options comes from the settings table (`settings.ts`); the live objects are declared here.
  */
+import type { Assignment } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Assignment } from './assignment.js';
+import type { PodSettingOptions } from './settings.js';
 import type { WakeSubscriber } from './work-loop.js';
 
-/** Options of {@link CrawlerPod}. Durations in ms, sizes in bytes. */
-export interface CrawlerPodOptions {
+/** The live objects a pod is given (no environment variable or flag can carry them). */
+export interface PodLiveOptions {
   /** A connected ioredis client (the pod never closes it). */
   redis: Redis | Cluster;
   /**
@@ -16,120 +17,20 @@ export interface CrawlerPodOptions {
    * plain client (closed by the pod); none for a Cluster (due times only)
    */
   subscriber?: WakeSubscriber;
-  /** Stable pod id. @default os.hostname() */
-  podId?: string;
-  /** Capacity weight on the membership ring (`vnodes × weight` tokens, ≤ 1000). @default 1 */
-  podWeight?: number;
   /**
    * Fixed domain ownership instead of the pod registry (unit tests, a single pod without
-   * membership). @default none: ownership comes from `@shardline/membership`
+   * membership). @default none: a `Membership` of the pod registry (`@shardline/membership`)
    */
   assignment?: Assignment;
-  /**
-   * How domains are shared among pods when no fixed `assignment` is given: `'ring'`, the
-   * consistent-hash ring of the pod registry; or `'modulo'`, hash mod N over the pods that
-   * registered in the last `moduloIntervalMs` (no configuration either), kept for comparison:
-   * a change of N moves about (N−1)/N of the domains and pauses every pod for a drain and up to
-   * an interval (BENCHMARKS.md, membership). @default 'ring'
-   */
-  assignmentMode?: 'ring' | 'modulo';
-  /** Counting interval of the `'modulo'` assignment. @default 1000 */
-  moduloIntervalMs?: number;
-  /** Membership session: a pod not heard from for this long counts as dead. @default 10000 */
-  sessionTimeoutMs?: number;
-  /** Ring tokens per unit of weight, proposed to the registry (the first pod's value wins). @default 8192 */
-  ringVnodes?: number;
-  /** Ring token seed, proposed like `ringVnodes`. @default 0 */
-  ringSeed?: number;
-  /** Redis key prefix of the frontier, robots cache and results stream. @default 'sl' */
-  prefix?: string;
-  /** Global fetch slots (leases in flight). @default 64 */
-  concurrency?: number;
-  /** Requests in flight per host. @default 1 */
-  perHostConcurrency?: number;
-  /** Floor of the start-to-start gap per host. @default 1000 */
-  minDelayMs?: number;
-  /** Cap applied to a robots.txt Crawl-delay. @default 30000 */
-  maxCrawlDelayMs?: number;
-  /**
-   * How soon an unreachable robots.txt (5xx, 429, timeout, network error) is asked again; a
-   * longer `Retry-After` wins (up to 24 h). Until then the host is disallowed and its URLs wait
-   * (RFC 9309 §2.3.1.4). @default 300000
-   */
-  robotsRetryMs?: number;
-  /**
-   * Retries of an unreachable robots.txt before the host's URLs are dead-lettered
-   * (`SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE`, requeue them once the site is back); the count
-   * is shared by all pods through the robots record in Redis. 0 dead-letters at the first
-   * failure. @default 12 (an hour at the default `robotsRetryMs`)
-   */
-  robotsMaxRetries?: number;
-  /** Adaptive delay = factor × last response time (0 = off). @default 0 */
-  adaptiveDelayFactor?: number;
-  /** Cap of any per-host delay (adaptive, backoff). @default 120000 */
-  maxDelayMs?: number;
-  /** User-Agent product token (robots groups match it). @default 'shardline' */
-  userAgentToken?: string;
-  /** Contact URL appended to the User-Agent. @default undefined */
-  contactUrl?: string;
-  /** DNS overrides like curl `--resolve` (`*.test:127.0.0.1`); they bypass the address policy. @default [] */
-  resolve?: string[];
-  /** Allow private, loopback, link-local and metadata addresses. @default false */
-  allowPrivateAddresses?: boolean;
-  /** Deepest link depth followed (seeds are 0; a redirect hop counts one). @default 64 */
-  maxDepth?: number;
-  /** Follow links to the page's own domain only. @default false */
-  sameDomainOnly?: boolean;
-  /** Follow links only to these domains (and their subdomains). @default all */
-  allowDomains?: string[];
-  /** URL patterns never enqueued (RegExp or whole-URL glob). @default [] */
-  denyPatterns?: (string | RegExp)[];
-  /**
-   * Most URLs accepted per domain over the crawl (0 = no cap). Exact across pods: the
-   * frontier's enqueue script enforces it (`maxAcceptedPerDomain`). @default 0
-   */
-  maxPagesPerDomain?: number;
-  /** Links kept per page. @default 5000 */
-  maxLinksPerPage?: number;
-  /** Decoded body bytes kept per page. @default 5242880 */
-  maxBodyBytes?: number;
-  /** Wall time of one fetch. @default 30000 */
-  fetchTimeoutMs?: number;
-  /** Send → response head. @default 15000 */
-  headersTimeoutMs?: number;
-  /** Longest silence in a body. @default 15000 */
-  bodyTimeoutMs?: number;
-  /** TCP/TLS connect. @default 10000 */
-  connectTimeoutMs?: number;
-  /** Lease timeout (extended by heartbeats while a fetch runs). @default 60000 */
-  leaseTimeoutMs?: number;
-  /** Heartbeat sweep period. @default leaseTimeoutMs / 3 */
-  heartbeatIntervalMs?: number;
-  /** Retries of a failing URL before it is dead-lettered. @default 3 */
-  maxRetries?: number;
-  /** First failure backoff of a host (doubles per consecutive failure). @default 1000 */
-  backoffBaseMs?: number;
-  /** Cap of the failure backoff. @default 300000 */
-  backoffMaxMs?: number;
-  /** Enqueue the sitemaps robots.txt lists (and the URLs in them). @default false */
-  enqueueSitemaps?: boolean;
-  /** Results stream key. @default '<prefix>:results' */
-  resultsStreamKey?: string;
-  /** Approximate bound of the results stream (0 = unbounded). @default 1000000 */
-  resultsMaxLen?: number;
-  /** Also append results to this JSONL file. @default undefined */
-  resultsJsonl?: string;
-  /** Stop once the frontier has nothing queued and nothing in flight for `graceMs`. @default false */
-  exitWhenIdle?: boolean | { graceMs?: number };
-  /** On stop, how long leases in flight may finish before they are aborted and released. @default 10000 */
-  stopGraceMs?: number;
-  /** Shortest gap between claims that left slots free (batches due hosts). @default 10 */
-  minClaimIntervalMs?: number;
-  /** Longest sleep between claims (covers missed wake messages). @default 1000 */
-  maxIdleSleepMs?: number;
   /** Logger. @default pino at level 'warn' */
   logger?: Logger;
 }
+
+/**
+ * Options of {@link CrawlerPod}: every setting of the settings table (`POD_SETTINGS`, each
+ * optional; durations in ms, sizes in bytes) and the live objects.
+ */
+export type CrawlerPodOptions = PodSettingOptions & PodLiveOptions;
 
 /** Counters of one pod since start. */
 export interface PodStats {

@@ -6,12 +6,14 @@
 import { domainKey } from '@shardline/url';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { startTestWeb, type TestWeb } from '../../../test/web/index.js';
 import { CrawlerPod } from '../src/index.js';
 
 const MIN_DELAY_MS = 150;
+/** How long and how often `vi.waitFor` checks a condition. */
+const WAIT = { timeout: 15_000, interval: 20 };
 
 let web: TestWeb;
 let server: RedisServer;
@@ -29,11 +31,7 @@ afterAll(async () => {
   await Promise.all([web?.close(), server?.stop()]);
 });
 
-function newPod(
-  id: string,
-  prefix: string,
-  extra: { exitWhenIdle?: boolean; modulo?: boolean } = {},
-): CrawlerPod {
+function newPod(id: string, prefix: string, extra: { exitWhenIdle?: boolean } = {}): CrawlerPod {
   const redis = new Redis(server.url, { maxRetriesPerRequest: null });
   connections.push(redis);
   return new CrawlerPod({
@@ -48,27 +46,17 @@ function newPod(
     contactUrl: `https://${id}.example/bot`,
     exitWhenIdle: extra.exitWhenIdle === false ? false : { graceMs: 1000 },
     stopGraceMs: 10_000,
-    ...(extra.modulo ? { assignmentMode: 'modulo' as const, moduloIntervalMs: 300 } : {}),
     logger: pino({ level: 'silent' }),
   });
 }
 
-async function until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Both pods hold the same ring with both on it. */
 async function sameRing(a: CrawlerPod, b: CrawlerPod): Promise<void> {
-  await until(
-    () =>
-      a.membership!.epoch === b.membership!.epoch &&
-      a.membership!.members().length === 2 &&
-      b.membership!.members().length === 2,
-  );
+  await vi.waitFor(() => {
+    expect(a.membership!.epoch).toBe(b.membership!.epoch);
+    expect(a.membership!.members()).toHaveLength(2);
+    expect(b.membership!.members()).toHaveLength(2);
+  }, WAIT);
 }
 
 /** Pod id of a server log entry, from the User-Agent's contact URL. */
@@ -124,36 +112,6 @@ describe('two pods sharing a crawl through the membership', () => {
     expect(a.stats().lost + b.stats().lost).toBe(0);
   }, 40_000);
 
-  it('with --assignment modulo: every reachable URL once, each host by its owner, politely', async () => {
-    web.clearLog();
-    const a = newPod('qa', 'm3', { modulo: true });
-    const b = newPod('qb', 'm3', { modulo: true });
-    expect(a.membership).toBeUndefined();
-    await Promise.all([a.start(), b.start()]);
-    // Both counted in one interval and adopted the same replica list.
-    await until(() => a.modulo!.replicas?.length === 2 && b.modulo!.replicas?.length === 2);
-    expect(a.modulo!.replicas).toEqual(['qa', 'qb']);
-    const owner = new Map(web.hosts.map((h) => [h, a.modulo!.ownerOf(domainKey(h))]));
-    expect(new Set(owner.values())).toEqual(new Set(['qa', 'qb']));
-    await a.seed(web.seeds);
-    await Promise.all([a.done, b.done]);
-
-    expect(wrongCounts()).toEqual([]);
-    expect(
-      web.politenessViolations({
-        minGapMs: (h) => Math.max(MIN_DELAY_MS, web.crawlDelayMs(h)),
-        maxConcurrency: 1,
-        includeRobots: true,
-      }),
-    ).toEqual([]);
-    const foreign = web.log
-      .filter((e) => senderOf(e.userAgent) !== owner.get(e.host))
-      .map((e) => `${e.host}${e.path} by ${senderOf(e.userAgent)}`);
-    expect(foreign).toEqual([]);
-    expect(a.stats().fetched).toBeGreaterThan(0);
-    expect(b.stats().fetched).toBeGreaterThan(0);
-  }, 40_000);
-
   it('lose nothing and repeat nothing when one pod stops gracefully mid-crawl', async () => {
     web.clearLog();
     const c = newPod('pc', 'm2', { exitWhenIdle: false });
@@ -164,15 +122,16 @@ describe('two pods sharing a crawl through the membership', () => {
     await c.seed(web.seeds);
     const total = web.groundTruth({ userAgentToken: 'shardline' }).reachableAllowed.size;
     // Mid-crawl: both pods busy, most of the web still queued.
-    await until(
-      () => c.stats().fetched >= 10 && c.stats().fetched + d.stats().fetched >= total / 4,
-    );
+    await vi.waitFor(() => {
+      expect(c.stats().fetched).toBeGreaterThanOrEqual(10);
+      expect(c.stats().fetched + d.stats().fetched).toBeGreaterThanOrEqual(total / 4);
+    }, WAIT);
     const stopAt = performance.timeOrigin + performance.now();
     await c.stop();
     const leftAt = performance.timeOrigin + performance.now();
     expect(c.membership!.ready).toBe(false);
     // The survivor's ring no longer has the leaver.
-    await until(() => d.membership!.members().length === 1);
+    await vi.waitFor(() => expect(d.membership!.members()).toHaveLength(1), WAIT);
     await d.done;
 
     expect(wrongCounts()).toEqual([]);

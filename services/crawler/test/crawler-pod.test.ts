@@ -5,7 +5,7 @@
 import { RedisFrontier } from '@shardline/frontier';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { skewGlobalCounter } from '../../../packages/frontier/test/layout.js';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { startTestWeb, type TestWeb } from '../../../test/web/index.js';
@@ -20,6 +20,8 @@ let web: TestWeb;
 let server: RedisServer;
 let redis: Redis;
 let n = 0;
+/** How long and how often `vi.waitFor` checks a condition. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 beforeAll(async () => {
   [web, server] = await Promise.all([
@@ -58,15 +60,55 @@ async function results(pod: CrawlerPod): Promise<CrawlResult[]> {
   return entries.map(([, fields]) => decodeResult(fields));
 }
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** One owner for every domain, and a way to announce an ownership change: no registry. */
+function fixedAssignment(owner: string) {
+  const listeners = new Set<() => void>();
+  return {
+    listeners,
+    ownerOf: () => owner,
+    onChange(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    changed: () => {
+      for (const listener of listeners) listener();
+    },
+  };
 }
 
+/** A wake subscriber that never delivers a message (the loop then relies on other wake-ups). */
+const deafSubscriber = {
+  subscribe: async () => undefined,
+  unsubscribe: async () => undefined,
+  on: () => undefined,
+  off: () => undefined,
+};
+
 describe('CrawlerPod', () => {
+  it('runs on a fixed assignment without the registry, woken by its onChange', async () => {
+    const assignment = fixedAssignment('solo');
+    const pod = newPod({
+      podId: 'solo',
+      assignment,
+      subscriber: deafSubscriber,
+      maxIdleSleepMs: 60_000,
+    });
+    expect(pod.membership).toBeUndefined();
+    await pod.start();
+    expect(pod.ready).toBe(true);
+    // Work for this pod that no wake message announces: only the change wakes the loop.
+    const other = new RedisFrontier({ redis, ownerOf: () => 'solo', prefix: `t${n}` });
+    const url = `${web.origin('site4.test')}/p/2`;
+    await other.enqueue([{ url, depth: 5 }]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pod.stats().fetched).toBe(0);
+    assignment.changed();
+    await vi.waitFor(() => expect(pod.stats().fetched).toBe(1), WAIT);
+    await pod.stop();
+    expect(assignment.listeners.size).toBe(0);
+    expect(await redis.keys(`t${n}:{m}:*`)).toEqual([]);
+  });
+
   it('sleeps when idle and wakes when another client enqueues work for it', async () => {
     const pod = newPod({ maxIdleSleepMs: 1000 });
     await pod.start();
@@ -77,7 +119,7 @@ describe('CrawlerPod', () => {
     web.clearLog();
     const url = `${web.origin('site1.test')}/p/1`;
     await other.enqueue([{ url, depth: 5 }]);
-    await until(() => pod.stats().fetched === 1);
+    await vi.waitFor(() => expect(pod.stats().fetched).toBe(1), WAIT);
     expect(pod.stats().wakes).toBeGreaterThanOrEqual(1);
     expect(web.fetchCounts().get(url)).toBe(1);
     await pod.stop();
@@ -89,7 +131,7 @@ describe('CrawlerPod', () => {
     const url = `${web.origin('site2.test')}/slow/1`;
     await pod.seed([url]);
     await pod.start();
-    await until(() => web.log.some((e) => e.path === '/slow/1'));
+    await vi.waitFor(() => expect(web.log.some((e) => e.path === '/slow/1')).toBe(true), WAIT);
     await pod.stop();
     const [result] = await results(pod);
     expect(result).toMatchObject({
@@ -117,7 +159,10 @@ describe('CrawlerPod', () => {
       const origin = hanging.origin('site1.test');
       await pod.seed([`${origin}/`]);
       await pod.start();
-      await until(() => hanging.log.some((e) => e.path === '/robots.txt'));
+      await vi.waitFor(
+        () => expect(hanging.log.some((e) => e.path === '/robots.txt')).toBe(true),
+        WAIT,
+      );
       await pod.stop();
       const [result] = await results(pod);
       expect(result).toMatchObject({ url: `${origin}/`, outcome: 'released' });

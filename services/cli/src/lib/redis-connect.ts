@@ -8,6 +8,7 @@
  */
 import { Socket } from 'node:net';
 import { resolve } from 'node:path';
+import { CrawlerError, parseClusterNodes } from '@shardline/crawler';
 import { Cluster, Redis } from 'ioredis';
 import type { CliConfig } from '../config.js';
 import { findEmbeddedRedis } from '../embedded-redis.js';
@@ -46,22 +47,14 @@ export interface RedisConnection {
 
 const DEFAULT_DATA_DIR = './.shardline';
 
-/** Parses `host:port,host:port` (a bare `host` means port 6379). */
-export function parseClusterNodes(text: string, what: string): { host: string; port: number }[] {
-  const nodes = text
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)
-    .map((part) => {
-      const match = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(part);
-      const port = Number(match?.[2] ?? 6379);
-      if (!match || port < 1 || port > 65535) {
-        throw usageError(`${what}: expected host:port[,host:port…], got ${JSON.stringify(part)}`);
-      }
-      return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
-    });
-  if (nodes.length === 0) throw usageError(`${what}: no host:port given`);
-  return nodes;
+/** Parses `host:port,host:port` (a bare `host` means port 6379); a bad list is a usage error. */
+function clusterNodes(text: string, what: string): { host: string; port: number }[] {
+  try {
+    return parseClusterNodes(text, what, { defaultPort: 6379 });
+  } catch (error) {
+    if (error instanceof CrawlerError) throw usageError(error.message);
+    throw error;
+  }
 }
 
 function checkUrl(url: string, what: string): string {
@@ -80,13 +73,13 @@ export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarge
     return { kind: 'single', url: checkUrl(flags.redis, '--redis'), source: '--redis' };
   }
   if (flags.redisCluster !== undefined) {
-    const nodes = parseClusterNodes(flags.redisCluster, '--redis-cluster');
+    const nodes = clusterNodes(flags.redisCluster, '--redis-cluster');
     return { kind: 'cluster', nodes, source: '--redis-cluster' };
   }
   // A non-empty REDIS_CLUSTER_NODES replaces REDIS_URL, as for the pod and the API (compose
   // and Kubernetes set both, with the cluster nodes empty unless a cluster is used).
   if (env.clusterNodes !== undefined) {
-    const nodes = parseClusterNodes(env.clusterNodes, 'REDIS_CLUSTER_NODES');
+    const nodes = clusterNodes(env.clusterNodes, 'REDIS_CLUSTER_NODES');
     return { kind: 'cluster', nodes, source: 'REDIS_CLUSTER_NODES' };
   }
   if (env.redisUrl !== undefined) {

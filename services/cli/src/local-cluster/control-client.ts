@@ -78,11 +78,23 @@ export class ClusterClient {
         `cannot reach the local cluster's supervisor (pid ${this.file.supervisorPid}) on 127.0.0.1:${this.file.port}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
       );
     }
-    const payload = (await res.json().catch(() => ({}))) as T & { error?: string };
+    let payload: (T & { error?: string }) | undefined;
+    let unreadable: Error | undefined;
+    try {
+      payload = (await res.json()) as T & { error?: string };
+    } catch (error) {
+      unreadable = error as Error;
+    }
     if (!res.ok) {
       throw new CliError(
         res.status === 400 ? CliErrorCode.USAGE : CliErrorCode.IO,
-        `the supervisor refused ${method} ${path}: ${payload.error ?? `HTTP ${res.status}`}`,
+        `the supervisor refused ${method} ${path}: ${payload?.error ?? `HTTP ${res.status}`}`,
+      );
+    }
+    if (payload === undefined) {
+      throw new CliError(
+        CliErrorCode.IO,
+        `the supervisor's answer to ${method} ${path} is not JSON: ${unreadable?.message}`,
       );
     }
     return payload;

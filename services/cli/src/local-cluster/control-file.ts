@@ -52,14 +52,27 @@ export function writeClusterFile(dataDir: string, file: ClusterFile): void {
   renameSync(tmp, path);
 }
 
-/** The control file of `dataDir`, or `undefined` when there is none (or it is unreadable). */
+/**
+ * The control file of `dataDir`, or `undefined` when there is none or it is not one of ours
+ * (not JSON, another version): the supervisor writes it atomically, so a half-written file
+ * cannot be one. Other read errors (permissions) are thrown.
+ */
 export function readClusterFile(dataDir: string): ClusterFile | undefined {
+  let text: string;
   try {
-    const parsed = JSON.parse(readFileSync(clusterFilePath(dataDir), 'utf8')) as ClusterFile;
-    return parsed.version === 1 && typeof parsed.port === 'number' ? parsed : undefined;
-  } catch {
-    return undefined;
+    text = readFileSync(clusterFilePath(dataDir), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
+  let parsed: ClusterFile;
+  try {
+    parsed = JSON.parse(text) as ClusterFile;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+  return parsed?.version === 1 && typeof parsed.port === 'number' ? parsed : undefined;
 }
 
 /** Removes the control file of `dataDir` (no error when it is gone). */

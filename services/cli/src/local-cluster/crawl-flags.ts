@@ -1,87 +1,144 @@
 /**
- * The `shardline crawl` options that `shardline up` accepts and hands unchanged to every
- * pod. Declared here (not taken as "unknown options") so `up --help` lists them and a typo
+ * The pod settings as command-line flags, generated from the crawler's settings table
+ * (`POD_SETTINGS`): `shardline crawl` parses them into pod options (a flag beats its
+ * environment variable); `shardline up` checks the ones every pod shares and hands them to each
+ * pod unchanged — declared, not taken as unknown options, so `up --help` lists them and a typo
  * fails at once instead of crash-looping N pods.
  */
+import {
+  defaultText,
+  type PodSettingOptions,
+  PROCESS_SETTINGS,
+  parseIntText,
+  parseSettingText,
+  podSettingRows,
+  type Setting,
+  type SettingTextError,
+  splitList,
+} from '@shardline/crawler';
 import { type Command, Option } from 'commander';
 import { usageError } from '../errors.js';
 
-type Kind = 'value' | 'int' | 'flag' | 'list' | 'optional-int';
-
-interface Passthrough {
-  flag: string;
-  kind: Kind;
-  description: string;
-  /** The values a `value` option accepts (checked by `up`, as `crawl` checks them). */
-  choices?: readonly string[];
-}
-
-const PASSTHROUGH: readonly Passthrough[] = [
-  { flag: 'prefix', kind: 'value', description: 'Redis key prefix (env KEY_PREFIX, default sl)' },
-  { flag: 'concurrency', kind: 'int', description: 'global fetch slots per pod' },
-  { flag: 'per-host-concurrency', kind: 'int', description: 'requests in flight per host' },
-  { flag: 'min-delay-ms', kind: 'int', description: 'minimum gap per host' },
-  {
-    flag: 'assignment',
-    kind: 'value',
-    description: 'ring (default) or modulo, for comparison',
-    choices: ['ring', 'modulo'],
-  },
-  { flag: 'robots-retry-ms', kind: 'int', description: 'retry an unreachable robots.txt after' },
-  {
-    flag: 'robots-max-retries',
-    kind: 'int',
-    description: 'unreachable robots.txt retries before dead letters',
-  },
-  { flag: 'user-agent', kind: 'value', description: 'User-Agent product token' },
-  { flag: 'contact-url', kind: 'value', description: 'contact URL in the User-Agent' },
-  { flag: 'resolve', kind: 'list', description: 'DNS override host:addr, repeatable' },
-  {
-    flag: 'allow-private-addresses',
-    kind: 'flag',
-    description: 'allow private/loopback addresses',
-  },
-  { flag: 'max-depth', kind: 'int', description: 'deepest link depth' },
-  { flag: 'same-domain-only', kind: 'flag', description: 'follow links to the same domain only' },
-  { flag: 'max-pages-per-domain', kind: 'int', description: 'URLs accepted per domain' },
-  { flag: 'enqueue-sitemaps', kind: 'flag', description: 'enqueue the sitemaps robots.txt lists' },
-  {
-    flag: 'exit-when-idle',
-    kind: 'optional-int',
-    description: 'pods stop once idle (a pod that exits 0 is not restarted)',
-  },
-  { flag: 'log-level', kind: 'value', description: 'pino level of the pods' },
-];
+/** Help group of the pass-through options of `up`. */
+const UP_GROUP = 'Crawl options (passed to every pod):';
+/** Help group of the pod settings of `crawl`. */
+const CRAWL_GROUP = 'Pod settings (each also an environment variable):';
 
 function camel(flag: string): string {
   return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-function checkInt(flag: string, value: string): string {
-  if (!/^\d+$/.test(value.trim())) {
-    throw usageError(`--${flag} must be a non-negative integer, got ${JSON.stringify(value)}`);
-  }
-  return value.trim();
+function flagError(flag: string, value: string): SettingTextError {
+  return (expected) => usageError(`--${flag} must be ${expected}, got ${JSON.stringify(value)}`);
 }
 
-/** Adds the passed-through crawl options to `command` (under a "crawl options" help group). */
+/** A flag's parser of a non-negative integer (`--health-port 8081`). */
+export function intFlag(flag: string): (value: string) => number {
+  return (value) => parseIntText(value, flagError(flag, value));
+}
+
+/** `<doc> (env <ENV>, default <value>)`: the help line of a setting. */
+export function settingHelp(row: {
+  doc: string;
+  env: string;
+  default?: unknown;
+  defaultText?: string;
+}): string {
+  return `${row.doc} (env ${row.env}, default ${defaultText(row)})`;
+}
+
+function placeholder(setting: Setting): string {
+  return setting.arg ?? (setting.kind === 'int' || setting.kind === 'number' ? 'n' : 'value');
+}
+
+/** The option of one setting; `parse` turns each given value into what the command keeps. */
+function settingOption(
+  setting: Setting,
+  parse: (value: string, previous: unknown) => unknown,
+): Option {
+  const { flag, kind } = setting;
+  const help = settingHelp(setting);
+  if (kind === 'bool') return new Option(`--${flag}`, help);
+  const arg = placeholder(setting);
+  const option = new Option(kind === 'exit' ? `--${flag} [${arg}]` : `--${flag} <${arg}>`, help);
+  return option.argParser(parse);
+}
+
+/** Adds every pod setting's flag to `shardline crawl`; read them with {@link podOptionsFromFlags}. */
+export function addPodSettingFlags(command: Command): Command {
+  for (const [, setting] of podSettingRows()) {
+    const { flag, kind } = setting;
+    const option = settingOption(setting, (value, previous) => {
+      const fail = flagError(flag, value);
+      if (kind === 'list' || kind === 'patterns') {
+        // Repeatable and comma-separated.
+        return [...((previous as string[] | undefined) ?? []), ...splitList(value)];
+      }
+      // The optional value of `--exit-when-idle` is a grace period.
+      if (kind === 'exit') return { graceMs: parseIntText(value, fail) };
+      return parseSettingText(kind, value, fail);
+    });
+    command.addOption(option.helpGroup(CRAWL_GROUP));
+  }
+  return command;
+}
+
+/** The pod options the flags of {@link addPodSettingFlags} gave (unset ones left out). */
+export function podOptionsFromFlags(flags: Record<string, unknown>): PodSettingOptions {
+  const options: Record<string, unknown> = {};
+  for (const [name, setting] of podSettingRows()) {
+    const value = flags[camel(setting.flag)];
+    if (value !== undefined) options[name] = value;
+  }
+  return options as PodSettingOptions;
+}
+
+/** A flag `up` passes to every pod. */
+interface SharedFlag {
+  flag: string;
+  /** The setting's kind; `text` for a process setting (checked by the pod). */
+  kind: Setting['kind'] | 'text';
+  arg: string;
+  help: string;
+}
+
+/** The flags `up` passes to every pod: all settings but a pod's own (id, JSONL file), in order. */
+function sharedFlags(): SharedFlag[] {
+  const settings = podSettingRows()
+    .filter(([, setting]) => !setting.perPod)
+    .map(
+      ([, s]): SharedFlag => ({
+        flag: s.flag,
+        kind: s.kind,
+        arg: placeholder(s),
+        help: settingHelp(s),
+      }),
+    );
+  const processFlags = Object.values(PROCESS_SETTINGS)
+    .filter((s) => 'shared' in s && s.shared)
+    .map((s): SharedFlag => ({ flag: s.flag, kind: 'text', arg: 'value', help: settingHelp(s) }));
+  return [...settings, ...processFlags];
+}
+
+/** Adds the passed-through crawl options to `command` (`up`), checked as `crawl` checks them. */
 export function addCrawlOptions(command: Command): Command {
-  for (const { flag, kind, description, choices } of PASSTHROUGH) {
-    const option =
-      kind === 'flag'
-        ? new Option(`--${flag}`, description)
-        : kind === 'optional-int'
-          ? new Option(`--${flag} [graceMs]`, description)
-          : new Option(`--${flag} <${kind === 'int' ? 'n' : 'value'}>`, description);
-    if (kind === 'int') option.argParser((value: string) => checkInt(flag, value));
-    if (choices) option.choices(choices);
-    if (kind === 'list') {
-      option.argParser((value: string, previous: string[] | undefined) => [
-        ...(previous ?? []),
-        value,
-      ]);
+  for (const { flag, kind, arg, help } of sharedFlags()) {
+    if (kind === 'bool') {
+      command.addOption(new Option(`--${flag}`, help).helpGroup(UP_GROUP));
+      continue;
     }
-    command.addOption(option.helpGroup('Crawl options (passed to every pod):'));
+    const option = new Option(kind === 'exit' ? `--${flag} [${arg}]` : `--${flag} <${arg}>`, help);
+    option.argParser((value: string, previous: unknown): unknown => {
+      // Each value of a list is passed on as given: `crawl` splits and checks it.
+      if (kind === 'list' || kind === 'patterns') {
+        return [...((previous as string[] | undefined) ?? []), value];
+      }
+      const fail = flagError(flag, value);
+      if (kind === 'exit') parseIntText(value, fail);
+      else if (kind !== 'text') parseSettingText(kind, value, fail);
+      return value.trim();
+    });
+    command.addOption(option.helpGroup(UP_GROUP));
   }
   return command;
 }
@@ -89,19 +146,13 @@ export function addCrawlOptions(command: Command): Command {
 /** Rebuilds the `shardline crawl` arguments from the parsed options of `up`. */
 export function crawlArgs(flags: Record<string, unknown>): string[] {
   const args: string[] = [];
-  for (const { flag, kind } of PASSTHROUGH) {
+  for (const { flag, kind } of sharedFlags()) {
     const value = flags[camel(flag)];
     if (value === undefined || value === false) continue;
-    if (kind === 'list') {
+    if (kind === 'list' || kind === 'patterns') {
       for (const item of value as string[]) args.push(`--${flag}`, item);
-    } else if (value === true) {
-      args.push(`--${flag}`);
-    } else {
-      args.push(
-        `--${flag}`,
-        kind === 'optional-int' ? checkInt(flag, String(value)) : String(value),
-      );
-    }
+    } else if (value === true) args.push(`--${flag}`);
+    else args.push(`--${flag}`, String(value));
   }
   return args;
 }

@@ -156,18 +156,15 @@ async function waitReady(
 function lastLines(path: string, count: number): string {
   try {
     return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-count).join('\n');
-  } catch {
-    return '';
+  } catch (error) {
+    return `(cannot read ${path}: ${(error as Error).message})`;
   }
 }
 
 /** The URL without its password, for printing. */
 export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return url;
-  }
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString().replace(/\/$/, '');
 }

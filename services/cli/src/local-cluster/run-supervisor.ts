@@ -112,7 +112,9 @@ export async function runSupervisor(
   process.on('SIGINT', onSignal);
   log(`control on 127.0.0.1:${port}; starting ${spec.pods} pod(s)`);
   // Rejects only when a `down` came first; the cluster is then on its way down anyway.
-  await supervisor.scale(spec.pods).catch(() => undefined);
+  await supervisor.scale(spec.pods).catch((error: unknown) => {
+    log(`initial start of ${spec.pods} pod(s) cut short: ${(error as Error).message}`);
+  });
   await finished;
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);

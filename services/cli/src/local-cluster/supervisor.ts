@@ -163,6 +163,7 @@ export class Supervisor {
 
   #serial<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(task, task);
+    // The caller gets `run`'s failure; the queue only waits for it to end.
     this.#queue = run.catch(() => undefined);
     return run;
   }

@@ -1,0 +1,273 @@
+/**
+ * Builds the parts of a crawler pod from its options: validates the settings (`settings.ts`),
+ * then wires the frontier, the domain ownership (a `Membership` of the pod registry, or the
+ * given `assignment`), DNS policy, fetcher, send gate, robots loader, link extraction and
+ * scope, result sink, the lease pipeline and the work loop. `CrawlerPod` runs what this builds.
+ */
+import { setMaxListeners } from 'node:events';
+import { DnsCache } from '@shardline/dns';
+import { type FrontierError, RedisFrontier } from '@shardline/frontier';
+import { type Assignment, Membership } from '@shardline/membership';
+import { createCanonicalizer } from '@shardline/url';
+import type { Cluster, Redis } from 'ioredis';
+import { type Logger, pino } from 'pino';
+import { Batcher } from './batcher.js';
+import { invalidOption } from './errors.js';
+import { Fetcher } from './fetcher.js';
+import { IdleExit } from './idle-exit.js';
+import { LinkExtractor, LinkScope } from './links.js';
+import { logMembershipEvents } from './membership-log.js';
+import { ClassifyStage } from './pipeline/classify.js';
+import { DiscoverLinksStage } from './pipeline/discover-links.js';
+import { FetchStage } from './pipeline/fetch-stage.js';
+import { LeasePipeline } from './pipeline/lease-pipeline.js';
+import { LinkEnqueuer } from './pipeline/link-enqueuer.js';
+import { LinkFilter } from './pipeline/link-filter.js';
+import { RobotsStage } from './pipeline/robots-stage.js';
+import { SendGateStage } from './pipeline/send-gate-stage.js';
+import { type CompleteItem, Settler } from './pipeline/settle.js';
+import type { LeaseStage } from './pipeline/stage.js';
+import { VetAddressStage } from './pipeline/vet-address.js';
+import { PodCounters } from './pod-counters.js';
+import type { CrawlerPodOptions } from './pod-options.js';
+import { ResultSink } from './results.js';
+import { RedisRobotsCache } from './robots-cache.js';
+import { RobotsGate } from './robots-gate.js';
+import { RobotsLoader } from './robots-loader.js';
+import { SendGate } from './send-gate.js';
+import type { PodSettings } from './settings.js';
+import { resolvePodSettings } from './settings-resolve.js';
+import { WorkLoop, type WorkLoopOptions } from './work-loop.js';
+
+/** What a pod is made of. */
+export interface PodParts {
+  settings: PodSettings;
+  log: Logger;
+  frontier: RedisFrontier;
+  /** The pod registry membership; `undefined` when a fixed `assignment` was given. */
+  membership: Membership | undefined;
+  fetcher: Fetcher;
+  gate: SendGate;
+  results: ResultSink;
+  counters: PodCounters;
+  enqueuer: LinkEnqueuer;
+  completer: Batcher<CompleteItem, FrontierError | null>;
+  pipeline: LeasePipeline;
+  loop: WorkLoop;
+  /** Aborted once the work loop has stopped: robots.txt requests still running are abandoned. */
+  closing: AbortController;
+  /** The wake subscriber the pod opened itself (it closes it on stop). */
+  ownSubscriber: Redis | Cluster | undefined;
+  /** Stops following the assignment's changes (and logging the membership's events). */
+  unsubscribe: () => void;
+}
+
+/** Builds a pod's parts; throws `SHARDLINE_ERR_CRAWLER_INVALID_OPTION` for a bad option. */
+export function buildPod(options: CrawlerPodOptions): PodParts {
+  if (typeof options !== 'object' || options === null) {
+    throw invalidOption('CrawlerPod', 'options', options, 'an object');
+  }
+  const redis = options.redis as unknown;
+  if (typeof redis !== 'object' || redis === null || typeof (redis as Redis).get !== 'function') {
+    throw invalidOption('CrawlerPodOptions', 'redis', redis, 'an ioredis client');
+  }
+  const s = resolvePodSettings(options);
+  const log = options.logger ?? pino({ level: 'warn' });
+  // The loop is built last; what wakes it refers to it lazily.
+  let loop: WorkLoop | undefined;
+  const poke = () => loop?.poke();
+
+  // The frontier asks for owners lazily (from its first enqueue or claim on), so frontier and
+  // membership can refer to each other.
+  const frontier = new RedisFrontier({
+    redis: options.redis,
+    ownerOf: (domain) => assignment.ownerOf(domain),
+    prefix: s.prefix,
+    leaseTimeoutMs: s.leaseTimeoutMs,
+    maxRetries: s.maxRetries,
+    maxDepth: s.maxDepth,
+    maxAcceptedPerDomain: s.maxPagesPerDomain,
+    defaultDelayMs: s.minDelayMs,
+    defaultConcurrency: s.perHostConcurrency,
+    adaptiveDelayFactor: s.adaptiveDelayFactor,
+    maxDelayMs: s.maxDelayMs,
+    backoffBaseMs: s.backoffBaseMs,
+    backoffMaxMs: s.backoffMaxMs,
+  });
+  const membership = options.assignment
+    ? undefined
+    : new Membership({
+        redis: options.redis,
+        podId: s.podId,
+        prefix: s.prefix,
+        frontier,
+        weight: s.podWeight,
+        sessionTimeoutMs: s.sessionTimeoutMs,
+        vnodes: s.ringVnodes,
+        seed: s.ringSeed,
+      });
+  const assignment: Assignment = membership ?? options.assignment!;
+  const stopPoking = assignment.onChange(poke);
+  const stopLogging = membership ? logMembershipEvents(membership, log, s.podId) : undefined;
+
+  const closing = unlimitedListeners(new AbortController());
+  const dns = new DnsCache({
+    overrides: s.resolve,
+    allowPrivateAddresses: s.allowPrivateAddresses,
+  });
+  const fetcher = new Fetcher({
+    productToken: s.userAgentToken,
+    dns,
+    connectionsPerOrigin: s.perHostConcurrency,
+    ...(s.contactUrl === undefined ? {} : { contactUrl: s.contactUrl }),
+    maxBodyBytes: s.maxBodyBytes,
+    maxFetchMs: s.fetchTimeoutMs,
+    headersTimeoutMs: s.headersTimeoutMs,
+    bodyTimeoutMs: s.bodyTimeoutMs,
+    connectTimeoutMs: s.connectTimeoutMs,
+  });
+  const gate = new SendGate({
+    minDelayMs: s.minDelayMs,
+    concurrency: s.perHostConcurrency,
+    adaptiveDelayFactor: s.adaptiveDelayFactor,
+    maxDelayMs: s.maxDelayMs,
+  });
+  const robotsGate = new RobotsGate(gate, closing.signal);
+  const robots = new RobotsLoader({
+    fetcher,
+    sharedCache: new RedisRobotsCache({ redis: options.redis, prefix: s.prefix }),
+    beforeFetch: robotsGate.beforeFetch,
+    onFetch: robotsGate.onFetch,
+    unreachableRetryMs: s.robotsRetryMs,
+    signal: closing.signal,
+  });
+  const results = new ResultSink({
+    redis: options.redis,
+    streamKey: s.resultsStreamKey,
+    maxLen: s.resultsMaxLen,
+    ...(s.resultsJsonl === undefined ? {} : { jsonlPath: s.resultsJsonl }),
+  });
+  const counters = new PodCounters();
+  const enqueuer = new LinkEnqueuer({ frontier, pod: s.podId, onWoken: poke });
+  const completer = new Batcher((items: CompleteItem[]) => frontier.completeMany(items), 3, 200);
+  const links = new LinkFilter({
+    scope: new LinkScope({
+      sameDomainOnly: s.sameDomainOnly,
+      maxDepth: s.maxDepth,
+      denyPatterns: s.denyPatterns,
+      ...(s.allowDomains === undefined ? {} : { allowDomains: s.allowDomains }),
+    }),
+    userAgentToken: s.userAgentToken,
+    enqueueSitemaps: s.enqueueSitemaps,
+    counters,
+  });
+  const enqueue = enqueuer.add.bind(enqueuer);
+  // The pod's lease pipeline. Page handlers and an archive stage go between classify and
+  // discover-links: the response is one to keep there, and nothing is settled yet.
+  const stages: LeaseStage[] = [
+    new VetAddressStage(dns),
+    new RobotsStage({
+      loader: robots,
+      frontier,
+      gate,
+      links,
+      enqueue,
+      counters,
+      userAgentToken: s.userAgentToken,
+      maxCrawlDelayMs: s.maxCrawlDelayMs,
+      robotsMaxRetries: s.robotsMaxRetries,
+    }),
+    new SendGateStage(gate),
+    new FetchStage(fetcher),
+    new ClassifyStage(),
+    new DiscoverLinksStage({
+      extractor: new LinkExtractor({
+        userAgentToken: s.userAgentToken,
+        maxLinksPerPage: s.maxLinksPerPage,
+        canonicalizer: createCanonicalizer(),
+      }),
+      links,
+      enqueue,
+      counters,
+    }),
+  ];
+  const settler = new Settler({
+    frontier,
+    complete: completer,
+    results,
+    counters,
+    logger: log,
+    robotsMaxRetries: s.robotsMaxRetries,
+  });
+  const pipeline = new LeasePipeline({ pod: s.podId, stages, settler, logger: log });
+
+  const ownSubscriber = options.subscriber ? undefined : duplicateSubscriber(options.redis, log);
+  const subscriber = options.subscriber ?? ownSubscriber;
+  const loopOptions: WorkLoopOptions = {
+    frontier,
+    pod: s.podId,
+    concurrency: s.concurrency,
+    handle: (lease, signal) => pipeline.handle(lease, signal),
+    minClaimIntervalMs: s.minClaimIntervalMs,
+    maxIdleSleepMs: s.maxIdleSleepMs,
+    heartbeatIntervalMs: s.leaseTimeoutMs > 0 ? s.heartbeatIntervalMs : 0,
+    onError: (error, where) => log.warn({ err: error, where }, 'work loop error'),
+    onLeaseLost: (lease) => log.warn({ url: lease.url }, 'lease lost while fetching'),
+  };
+  if (subscriber) loopOptions.wake = { channel: frontier.wakeChannel(s.podId), subscriber };
+  if (membership) loopOptions.canClaim = () => membership.ready;
+  if (s.exitWhenIdle !== undefined) {
+    const idle = new IdleExit({
+      frontier,
+      graceMs: s.exitWhenIdle,
+      claimed: () => loop!.stats().claimed,
+      pendingWrites: () => enqueuer.pending > 0 || completer.pending > 0,
+    });
+    loopOptions.shouldExit = () => idle.shouldExit();
+  }
+  loop = new WorkLoop(loopOptions);
+  return {
+    settings: s,
+    log,
+    frontier,
+    membership,
+    fetcher,
+    gate,
+    results,
+    counters,
+    enqueuer,
+    completer,
+    pipeline,
+    loop,
+    closing,
+    ownSubscriber,
+    unsubscribe: () => {
+      stopPoking();
+      stopLogging?.();
+    },
+  };
+}
+
+/**
+ * Every robots.txt request in flight (and every robots send waiting at the gate) listens to the
+ * pod's one closing signal and stops listening when it ends: hundreds at once at the start of a
+ * crawl, none left behind, so Node's "possible leak" warning past 10 listeners does not apply.
+ */
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/**
+ * The wake channel's own connection, for a plain client (closed by the pod). No ready check:
+ * its INFO is refused once the connection is in subscriber mode. A Cluster's duplicate() takes
+ * start-up nodes first: call it bare.
+ */
+function duplicateSubscriber(redis: Redis | Cluster, log: Logger): Redis | Cluster | undefined {
+  if (typeof (redis as Redis).duplicate !== 'function') return undefined;
+  const duplicate = redis.isCluster
+    ? (redis as Cluster).duplicate()
+    : (redis as Redis).duplicate({ enableReadyCheck: false });
+  duplicate.on('error', (error) => log.warn({ err: error }, 'wake subscriber error'));
+  return duplicate;
+}

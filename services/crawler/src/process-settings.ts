@@ -1,0 +1,47 @@
+/**
+ * Settings of the process that runs a pod (`main.ts`, `shardline crawl`) rather than of the pod:
+ * `loadConfig` parses each by hand (each has its own syntax); help and README take their names
+ * and docs from here, next to the pod's settings table (`settings.ts`).
+ */
+
+/** A process setting: read by `loadConfig`, not a pod option. */
+export interface ProcessSetting {
+  env: string;
+  flag: string;
+  doc: string;
+  defaultText: string;
+  /** `shardline up` passes it to every pod. */
+  shared?: boolean;
+}
+
+/**
+ * Settings of the process that runs a pod (`main.ts`, `shardline crawl`): parsed by hand in
+ * `loadConfig` (each has its own syntax), documented from here.
+ */
+export const PROCESS_SETTINGS = {
+  redisUrl: {
+    env: 'REDIS_URL',
+    flag: 'redis-url',
+    doc: 'Redis to use, a redis:// or rediss:// URL',
+    defaultText: 'none: `shardline crawl` starts an embedded redis-server',
+  },
+  redisClusterNodes: {
+    env: 'REDIS_CLUSTER_NODES',
+    flag: 'redis-cluster',
+    doc: 'Redis Cluster start-up nodes host:port,host:port…; wins over the URL',
+    defaultText: 'unset',
+  },
+  healthPort: {
+    env: 'HEALTH_PORT',
+    flag: 'health-port',
+    doc: 'serve /healthz, /readyz, POST /drain on 0.0.0.0:port',
+    defaultText: 'off',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    doc: 'pino level',
+    defaultText: 'info',
+    shared: true,
+  },
+} satisfies Record<string, ProcessSetting>;

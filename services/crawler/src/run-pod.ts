@@ -1,0 +1,110 @@
+/**
+ * Runs one pod as a process does: Redis client → pod → health server → signals → start →
+ * done → close. `main.ts` (the pod from the environment) and `shardline crawl` (plus an
+ * embedded Redis, seeds, a progress line and a final stats line) both run pods through it.
+ */
+import type { Logger } from 'pino';
+import type { EnvPodOptions } from './config.js';
+import { CrawlerPod } from './crawler-pod.js';
+import { type HealthServer, servePodHealth } from './health-server.js';
+import type { PodStats } from './pod-options.js';
+import { createRedisClient, type RedisTarget } from './redis-client.js';
+
+/** Options of {@link runPod}. */
+export interface RunPodOptions {
+  /** The pod's settings (from `loadConfig`, flags on top). */
+  settings: EnvPodOptions;
+  /** Where Redis is. */
+  redis: RedisTarget;
+  /** Serve `/healthz`, `/readyz`, `POST /drain` on this port. @default off */
+  healthPort?: number;
+  logger: Logger;
+  /** After the pod is built, before it starts (the CLI seeds here). */
+  beforeStart?: (pod: CrawlerPod) => Promise<void>;
+  /** Once the pod runs; may return what ends it when the pod stops (a progress timer). */
+  whileRunning?: (pod: CrawlerPod) => (() => void) | undefined;
+  /** After the pod has stopped and its health server closed, before Redis is closed. */
+  afterStop?: (pod: CrawlerPod) => void;
+  /** A second SIGTERM / SIGINT exits at once with status 130. @default false */
+  exitOnSecondSignal?: boolean;
+  /**
+   * An uncaught exception or rejection, or a failed start, stops the pod without leaving (the
+   * others treat it as crashed) and exits with status 1. @default false (they are rethrown)
+   */
+  exitOnUncaughtError?: boolean;
+}
+
+/** How long a crashing pod may take to stop before the process exits anyway. */
+const CRASH_EXIT_MS = 5000;
+
+/**
+ * Runs a pod until it stops (SIGTERM / SIGINT, `POST /drain`, `exitWhenIdle`) and returns its
+ * final stats. Rejects with the pod's `SHARDLINE_ERR_CRAWLER_INVALID_OPTION` before anything
+ * connects when an option is bad.
+ */
+export async function runPod(o: RunPodOptions): Promise<PodStats> {
+  const { logger } = o;
+  const redis = createRedisClient(o.redis);
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis error (reconnecting)'));
+  let pod: CrawlerPod;
+  try {
+    pod = new CrawlerPod({ ...o.settings, redis, logger });
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1 && o.exitOnSecondSignal) process.exit(130);
+    logger.info({ signal }, 'stopping');
+    void pod.stop();
+  };
+  const crash = async (error: unknown): Promise<never> => {
+    logger.fatal(
+      { err: error },
+      'fatal error: stopping without leaving (others treat it as a crash)',
+    );
+    setTimeout(() => process.exit(1), CRASH_EXIT_MS).unref();
+    try {
+      await pod.stop({ graceful: false });
+    } catch (stopError) {
+      logger.error({ err: stopError }, 'stop after a crash failed');
+    }
+    process.exit(1);
+  };
+  const onCrash = (error: unknown) => void crash(error);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  if (o.exitOnUncaughtError) {
+    process.on('uncaughtException', onCrash);
+    process.on('unhandledRejection', onCrash);
+  }
+  let health: HealthServer | undefined;
+  let stopWatching: (() => void) | undefined;
+  try {
+    if (o.healthPort !== undefined) {
+      health = await servePodHealth({ port: o.healthPort, pod, redis, logger });
+    }
+    await o.beforeStart?.(pod);
+    try {
+      await pod.start();
+    } catch (error) {
+      if (o.exitOnUncaughtError) await crash(error);
+      throw error;
+    }
+    stopWatching = o.whileRunning?.(pod);
+    await pod.done;
+  } finally {
+    stopWatching?.();
+    await pod.stop();
+    await health?.close();
+    o.afterStop?.(pod);
+    await redis.quit().catch((error: unknown) => logger.warn({ err: error }, 'redis quit failed'));
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+  }
+  return pod.stats();
+}

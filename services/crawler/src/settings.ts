@@ -1,0 +1,400 @@
+/**
+ * The one table of the pod's settings (the process's own — Redis, health port, log level — are
+ * in `process-settings.ts`). Each row gives the option name (the key), its
+ * environment variable, its `shardline crawl` flag, its kind, default and bounds, and a
+ * one-line doc. Everything else is derived from it: the settings part of
+ * `CrawlerPodOptions`, the pod's option validation (`settings-resolve.ts`), `loadConfig`
+ * (`config.ts`), the flags of `shardline crawl` and `shardline up`, and the options table of
+ * the crawler README (`settings-docs.ts`). A test fails when any of them drifts.
+ *
+ * The flag and env names are a user contract: rename none of them.
+ */
+import { hostname } from 'node:os';
+import type { Setting, SettingKind, SettingValue } from './setting-kinds.js';
+
+const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Every pod setting, in the order of `--help` and the README. */
+export const POD_SETTINGS = {
+  podId: {
+    env: 'POD_ID',
+    flag: 'pod-id',
+    kind: 'string',
+    doc: 'stable pod id',
+    default: hostname(),
+    defaultText: 'hostname',
+    refine: (id) => (POD_ID.test(id) ? undefined : '1-128 characters of [A-Za-z0-9._:-]'),
+    arg: 'id',
+    perPod: true,
+  },
+  podWeight: {
+    env: 'POD_WEIGHT',
+    flag: 'pod-weight',
+    kind: 'number',
+    doc: 'capacity weight on the ring',
+    default: 1,
+    minExclusive: true,
+    arg: 'w',
+  },
+  sessionTimeoutMs: {
+    env: 'SESSION_TIMEOUT_MS',
+    flag: 'session-timeout-ms',
+    kind: 'int',
+    doc: 'membership session timeout',
+    default: 10_000,
+    min: 100,
+  },
+  ringVnodes: {
+    env: 'RING_VNODES',
+    flag: 'ring-vnodes',
+    kind: 'int',
+    doc: 'ring tokens per unit of weight (proposed; the registry keeps the first pod’s)',
+    default: 8192,
+    min: 1,
+    max: 2 ** 20,
+  },
+  ringSeed: {
+    env: 'RING_SEED',
+    flag: 'ring-seed',
+    kind: 'int',
+    doc: 'ring token seed (proposed like the vnodes)',
+    default: 0,
+  },
+  prefix: {
+    env: 'KEY_PREFIX',
+    flag: 'prefix',
+    kind: 'string',
+    doc: 'Redis key prefix',
+    default: 'sl',
+  },
+  concurrency: {
+    env: 'CONCURRENCY',
+    flag: 'concurrency',
+    kind: 'int',
+    doc: 'global fetch slots',
+    default: 64,
+    min: 1,
+    max: 100_000,
+  },
+  perHostConcurrency: {
+    env: 'PER_HOST_CONCURRENCY',
+    flag: 'per-host-concurrency',
+    kind: 'int',
+    doc: 'requests in flight per host',
+    default: 1,
+    min: 1,
+    max: 1024,
+  },
+  minDelayMs: {
+    env: 'MIN_DELAY_MS',
+    flag: 'min-delay-ms',
+    kind: 'int',
+    doc: 'minimum gap per host',
+    default: 1000,
+  },
+  maxCrawlDelayMs: {
+    env: 'MAX_CRAWL_DELAY_MS',
+    flag: 'max-crawl-delay-ms',
+    kind: 'int',
+    doc: 'cap of a robots.txt Crawl-delay',
+    default: 30_000,
+  },
+  /**
+   * How soon an unreachable robots.txt (5xx, 429, timeout, network error) is asked again; a
+   * longer `Retry-After` wins (up to 24 h). Until then the host is disallowed and its URLs wait
+   * (RFC 9309 §2.3.1.4).
+   */
+  robotsRetryMs: {
+    env: 'ROBOTS_RETRY_MS',
+    flag: 'robots-retry-ms',
+    kind: 'int',
+    doc: 'retry an unreachable robots.txt after this long; its host waits',
+    default: 300_000,
+    min: 1,
+    max: 86_400_000,
+  },
+  /**
+   * Retries of an unreachable robots.txt before the host's URLs are dead-lettered
+   * (`SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE`, requeue them once the site is back); the count
+   * is shared by all pods through the robots record in Redis. 0 dead-letters at the first
+   * failure. The default is an hour at the default `robotsRetryMs`.
+   */
+  robotsMaxRetries: {
+    env: 'ROBOTS_MAX_RETRIES',
+    flag: 'robots-max-retries',
+    kind: 'int',
+    doc: 'unreachable robots.txt retries before the host is dead-lettered',
+    default: 12,
+    max: 10_000,
+  },
+  adaptiveDelayFactor: {
+    env: 'ADAPTIVE_DELAY_FACTOR',
+    flag: 'adaptive-delay-factor',
+    kind: 'number',
+    doc: 'per-host delay of factor × last response time (0 = off)',
+    default: 0,
+    arg: 'x',
+  },
+  maxDelayMs: {
+    env: 'MAX_DELAY_MS',
+    flag: 'max-delay-ms',
+    kind: 'int',
+    doc: 'cap of any per-host delay (adaptive, backoff)',
+    default: 120_000,
+  },
+  userAgentToken: {
+    env: 'USER_AGENT',
+    flag: 'user-agent',
+    kind: 'string',
+    doc: 'User-Agent product token',
+    default: 'shardline',
+    arg: 'token',
+  },
+  contactUrl: {
+    env: 'CONTACT_URL',
+    flag: 'contact-url',
+    kind: 'string',
+    doc: 'contact URL in the User-Agent',
+    defaultText: 'none',
+    arg: 'url',
+  },
+  resolve: {
+    env: 'RESOLVE',
+    flag: 'resolve',
+    kind: 'list',
+    doc: 'DNS override host:addr, repeatable or comma-separated',
+    default: [],
+    arg: 'host:addr',
+  },
+  allowPrivateAddresses: {
+    env: 'ALLOW_PRIVATE_ADDRESSES',
+    flag: 'allow-private-addresses',
+    kind: 'bool',
+    doc: 'allow private/loopback/link-local/metadata addresses',
+    default: false,
+  },
+  maxDepth: {
+    env: 'MAX_DEPTH',
+    flag: 'max-depth',
+    kind: 'int',
+    doc: 'deepest link depth',
+    default: 64,
+    max: 10_000,
+  },
+  sameDomainOnly: {
+    env: 'SAME_DOMAIN_ONLY',
+    flag: 'same-domain-only',
+    kind: 'bool',
+    doc: 'follow links to the same domain only',
+    default: false,
+  },
+  allowDomains: {
+    env: 'ALLOW_DOMAINS',
+    flag: 'allow-domains',
+    kind: 'list',
+    doc: 'follow links only to these domains (and subdomains), comma-separated',
+    defaultText: 'all',
+    arg: 'domains',
+  },
+  denyPatterns: {
+    env: 'DENY_PATTERNS',
+    flag: 'deny-patterns',
+    kind: 'patterns',
+    doc: 'URL globs never enqueued, comma-separated',
+    default: [],
+    arg: 'globs',
+  },
+  /**
+   * Most URLs accepted per domain over the crawl (0 = no cap). Exact across pods: the
+   * frontier's enqueue script enforces it (`maxAcceptedPerDomain`).
+   */
+  maxPagesPerDomain: {
+    env: 'MAX_PAGES_PER_DOMAIN',
+    flag: 'max-pages-per-domain',
+    kind: 'int',
+    doc: 'URLs accepted per domain (0 = no cap)',
+    default: 0,
+  },
+  maxLinksPerPage: {
+    env: 'MAX_LINKS_PER_PAGE',
+    flag: 'max-links-per-page',
+    kind: 'int',
+    doc: 'links kept per page',
+    default: 5000,
+    min: 1,
+  },
+  maxBodyBytes: {
+    env: 'MAX_BODY_BYTES',
+    flag: 'max-body-bytes',
+    kind: 'int',
+    doc: 'decoded body bytes kept per page',
+    default: 5_242_880,
+    min: 1,
+  },
+  fetchTimeoutMs: {
+    env: 'FETCH_TIMEOUT_MS',
+    flag: 'fetch-timeout-ms',
+    kind: 'int',
+    doc: 'wall time of one fetch',
+    default: 30_000,
+    min: 1,
+  },
+  headersTimeoutMs: {
+    env: 'HEADERS_TIMEOUT_MS',
+    flag: 'headers-timeout-ms',
+    kind: 'int',
+    doc: 'send → response head',
+    default: 15_000,
+    min: 1,
+  },
+  bodyTimeoutMs: {
+    env: 'BODY_TIMEOUT_MS',
+    flag: 'body-timeout-ms',
+    kind: 'int',
+    doc: 'longest silence in a body',
+    default: 15_000,
+    min: 1,
+  },
+  connectTimeoutMs: {
+    env: 'CONNECT_TIMEOUT_MS',
+    flag: 'connect-timeout-ms',
+    kind: 'int',
+    doc: 'TCP/TLS connect',
+    default: 10_000,
+    min: 1,
+  },
+  leaseTimeoutMs: {
+    env: 'LEASE_TIMEOUT_MS',
+    flag: 'lease-timeout-ms',
+    kind: 'int',
+    doc: 'lease timeout, extended while a fetch runs (0 = never expires)',
+    default: 60_000,
+  },
+  heartbeatIntervalMs: {
+    env: 'HEARTBEAT_INTERVAL_MS',
+    flag: 'heartbeat-interval-ms',
+    kind: 'int',
+    doc: 'heartbeat sweep period of the leases in flight',
+    default: (s) => Math.floor((s.leaseTimeoutMs as number) / 3),
+    defaultText: 'lease timeout / 3',
+    refine: (ms, s) => {
+      const lease = s.leaseTimeoutMs as number;
+      return lease > 0 && (ms === 0 || ms >= lease)
+        ? `an integer in [1, leaseTimeoutMs = ${lease})`
+        : undefined;
+    },
+  },
+  maxRetries: {
+    env: 'MAX_RETRIES',
+    flag: 'max-retries',
+    kind: 'int',
+    doc: 'retries of a failing URL before it is dead-lettered',
+    default: 3,
+    max: 100,
+  },
+  backoffBaseMs: {
+    env: 'BACKOFF_BASE_MS',
+    flag: 'backoff-base-ms',
+    kind: 'int',
+    doc: 'first failure backoff of a host (doubles per failure in a row)',
+    default: 1000,
+  },
+  backoffMaxMs: {
+    env: 'BACKOFF_MAX_MS',
+    flag: 'backoff-max-ms',
+    kind: 'int',
+    doc: 'cap of the failure backoff',
+    default: 300_000,
+  },
+  enqueueSitemaps: {
+    env: 'ENQUEUE_SITEMAPS',
+    flag: 'enqueue-sitemaps',
+    kind: 'bool',
+    doc: 'enqueue the sitemaps robots.txt lists',
+    default: false,
+  },
+  resultsStreamKey: {
+    env: 'RESULTS_STREAM',
+    flag: 'results-stream',
+    kind: 'string',
+    doc: 'results stream key',
+    default: (s) => `${s.prefix as string}:results`,
+    defaultText: '‹prefix›:results',
+    arg: 'key',
+  },
+  resultsMaxLen: {
+    env: 'RESULTS_MAX_LEN',
+    flag: 'results-max-len',
+    kind: 'int',
+    doc: 'approximate bound of the results stream (0 = unbounded)',
+    default: 1_000_000,
+  },
+  resultsJsonl: {
+    env: 'RESULTS_JSONL',
+    flag: 'results-jsonl',
+    kind: 'string',
+    doc: 'also append results to this JSONL file',
+    defaultText: 'none',
+    arg: 'file',
+    perPod: true,
+  },
+  exitWhenIdle: {
+    env: 'EXIT_WHEN_IDLE',
+    flag: 'exit-when-idle',
+    kind: 'exit',
+    doc: 'stop once nothing is queued or in flight (for graceMs, default 2000)',
+    default: false,
+    arg: 'graceMs',
+  },
+  stopGraceMs: {
+    env: 'STOP_GRACE_MS',
+    flag: 'stop-grace-ms',
+    kind: 'int',
+    doc: 'on stop, how long leases in flight may finish before they are released',
+    default: 10_000,
+  },
+  minClaimIntervalMs: {
+    env: 'MIN_CLAIM_INTERVAL_MS',
+    flag: 'min-claim-interval-ms',
+    kind: 'int',
+    doc: 'shortest gap between claims that left slots free',
+    default: 10,
+  },
+  maxIdleSleepMs: {
+    env: 'MAX_IDLE_SLEEP_MS',
+    flag: 'max-idle-sleep-ms',
+    kind: 'int',
+    doc: 'longest sleep between claims',
+    default: 1000,
+    min: 1,
+  },
+} satisfies Record<string, Setting>;
+
+type PodSettingTable = typeof POD_SETTINGS;
+
+/** A pod option name that is a setting. */
+export type PodSettingName = keyof PodSettingTable;
+
+/** The settings part of `CrawlerPodOptions`: every setting optional, typed by its kind. */
+export type PodSettingOptions = {
+  [K in PodSettingName]?: SettingValue[PodSettingTable[K]['kind']];
+};
+
+type Resolved<S> = S extends { kind: 'exit' }
+  ? number | undefined
+  : S extends { kind: infer K extends SettingKind }
+    ? S extends { default: unknown }
+      ? SettingValue[K]
+      : SettingValue[K] | undefined
+    : never;
+
+/**
+ * Validated settings with their defaults: `undefined` only where the table has no default;
+ * `exitWhenIdle` resolves to its grace period in ms (`undefined` = off).
+ */
+export type PodSettings = { [K in PodSettingName]: Resolved<PodSettingTable[K]> };
+
+/** The rows as a list, in table order. */
+export function podSettingRows(): [PodSettingName, Setting][] {
+  return Object.entries(POD_SETTINGS) as [PodSettingName, Setting][];
+}
