@@ -7,16 +7,16 @@ export {
   MembershipReplyError,
   MembershipStateError,
 } from './errors.js';
+export type {
+  HandoffReport,
+  MembershipChange,
+  MembershipEvents,
+  ReclaimReport,
+  StopOptions,
+  SweepReport,
+} from './events.js';
 export { MembershipKeys } from './keys.js';
-export {
-  type HandoffReport,
-  Membership,
-  type MembershipChange,
-  type MembershipEvents,
-  type ReclaimReport,
-  type StopOptions,
-  type SweepReport,
-} from './membership.js';
+export { Membership } from './membership.js';
 export type { MembershipFrontier, MembershipOptions } from './options.js';
 export { MembershipReader, type RegistryMember } from './reader.js';
 export type { MemberEntry, MembershipView, ReclaimKind } from './registry.js';

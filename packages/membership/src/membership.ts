@@ -15,6 +15,14 @@ import { diffRings, HashRing, loadHasher } from '@shardline/ring';
 import type { Cluster, Redis } from 'ioredis';
 import type { Assignment } from './assignment.js';
 import { MembershipNotReadyError, MembershipStateError } from './errors.js';
+import type {
+  HandoffReport,
+  MembershipChange,
+  MembershipEvents,
+  ReclaimReport,
+  StopOptions,
+  SweepReport,
+} from './events.js';
 import { MembershipKeys } from './keys.js';
 import { forEachLimited } from './limit.js';
 import {
@@ -28,86 +36,8 @@ import {
   HeartbeatStatus,
   type MembershipView,
   type PendingReclaim,
-  type ReclaimKind,
   Registry,
 } from './registry.js';
-
-/** Emitted on every new epoch: the ring before and after. */
-export interface MembershipChange {
-  epoch: number;
-  /** `undefined` for the first view after `start()`. */
-  before: HashRing | undefined;
-  after: HashRing;
-  joined: string[];
-  left: string[];
-  /** Fraction of the keyspace whose owner changed (1 for the first view). */
-  movedFraction: number;
-}
-
-/** Emitted after a pod moved the entries of a due index that changed owner. */
-export interface HandoffReport {
-  /** Ring epoch the handoff followed. */
-  epoch: number;
-  /** Pod whose due index was handed off (this pod, or a pod that left or vanished). */
-  pod: string;
-  /** Domains in the pod's due index when the handoff looked. */
-  scanned: number;
-  /** Domains reindexed to their new owner. */
-  moved: number;
-  durationMs: number;
-}
-
-/** Emitted by the one survivor that handled a removed pod's leftovers. */
-export interface ReclaimReport {
-  pod: string;
-  kind: ReclaimKind;
-  /** Domains moved out of the removed pod's due index. */
-  domains: number;
-  /** Leases requeued / dead-lettered (0 when the pod released its leases itself). */
-  requeued: number;
-  deadLettered: number;
-  durationMs: number;
-}
-
-/** Emitted after a sweep page. */
-export interface SweepReport {
-  /** Domains looked at. */
-  checked: number;
-  /** Domains found with work outside their owner's due index, now reindexed. */
-  stranded: string[];
-  /** Where the next sweep starts in the frontier's domains index. */
-  cursor: number;
-}
-
-/** Events of {@link Membership}. */
-export interface MembershipEvents {
-  change: [MembershipChange];
-  handoff: [HandoffReport];
-  reclaimed: [ReclaimReport];
-  swept: [SweepReport];
-  /** Start found this id alive inside its session (a restart): no epoch bump. */
-  restarted: [];
-  /** Others had expired this pod's session (it stalled); it joined again. */
-  'session-lost': [];
-  /** Background work failed (Redis unreachable, …); it is retried on the next heartbeat. */
-  error: [Error];
-}
-
-/** Options of {@link Membership.stop}. */
-export interface StopOptions {
-  /**
-   * `true`: leave the registry at once and hand off this pod's due index (SIGTERM).
-   * `false`: just stop heartbeating (others notice after the session timeout, as for a
-   * crash). @default true
-   */
-  graceful?: boolean;
-  /**
-   * Called after the pod stopped claiming and before it leaves: release (or finish) the
-   * leases still held. When given and it resolves, survivors skip requeuing this pod's
-   * leases.
-   */
-  releaseLeases?: () => Promise<void>;
-}
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -144,6 +74,8 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   #sweeping: Promise<unknown> | undefined;
   #lastSweepAt = Number.NEGATIVE_INFINITY;
   #beating: Promise<unknown> | undefined;
+  // Background failures (each emitted as 'error' when someone listens; counted either way).
+  #errors = 0;
 
   constructor(options: MembershipOptions) {
     super();
@@ -157,6 +89,14 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   /** This pod's id. */
   get podId(): string {
     return this.#o.podId;
+  }
+
+  /**
+   * Background failures since start: heartbeats, handoffs, reclaims and sweeps that failed
+   * (each also emitted as `'error'`) and the subscriber connection's errors.
+   */
+  get errorCount(): number {
+    return this.#errors;
   }
 
   /** Epoch of the ring in use (0 before start). */
@@ -326,7 +266,11 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     sub.on('ready', () => {
       if (this.#state === 'running') this.#refresh();
     });
-    sub.on('error', () => {});
+    // ioredis reports each failed reconnect; the registry client's own errors say the same,
+    // so these are counted, not emitted again.
+    sub.on('error', () => {
+      this.#errors += 1;
+    });
     await sub.subscribe(this.keys.epochChannel());
   }
 
@@ -335,6 +279,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   }
 
   #fail(error: unknown): void {
+    this.#errors += 1;
     if (this.listenerCount('error') > 0) {
       this.emit('error', error instanceof Error ? error : new Error(String(error)));
     }

@@ -136,6 +136,8 @@ describe('Membership reports background failures', () => {
     const before = wrongType(t.errors);
     await t.membership.stop({ graceful: false });
     expect(wrongType(t.errors)).toBe(before + 1);
+    // errorCount counts what was emitted (and what would have been with nobody listening).
+    expect(t.membership.errorCount).toBe(t.errors.length);
   });
 
   it('a sweep in flight during a graceful stop() reports its failure before stop() resolves', async () => {

@@ -47,6 +47,7 @@ export interface PodParts {
   /** The pod registry membership; `undefined` when a fixed `assignment` was given. */
   membership: Membership | undefined;
   fetcher: Fetcher;
+  robots: RobotsLoader;
   gate: SendGate;
   results: ResultSink;
   counters: PodCounters;
@@ -93,6 +94,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     maxDelayMs: s.maxDelayMs,
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,
+    onBackgroundError: (error, operation) =>
+      log.warn({ err: error, operation }, 'frontier background operation failed'),
   });
   const membership = options.assignment
     ? undefined
@@ -232,6 +235,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     frontier,
     membership,
     fetcher,
+    robots,
     gate,
     results,
     counters,

@@ -185,6 +185,18 @@ export class CrawlerPod {
       wakes: loop.wakes,
       gate: this.#p.gate.stats(),
       results: { written: results.written, errors: results.errors },
+      faults: this.#faults(),
+    };
+  }
+
+  #faults(): PodStats['faults'] {
+    const robots = this.#p.robots.stats();
+    return {
+      membership: this.#p.membership?.errorCount ?? 0,
+      frontier: { ...this.#p.frontier.backgroundErrors },
+      robotsSharedCache: robots.sharedCacheErrors,
+      robotsObserver: robots.onFetchErrors,
+      fetchObserver: this.#p.fetcher.stats().onSentErrors,
     };
   }
 }

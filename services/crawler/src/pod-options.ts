@@ -73,4 +73,17 @@ export interface PodStats {
   wakes: number;
   gate: { waits: number; delayedMs: number; hosts: number };
   results: { written: number; errors: number };
+  /**
+   * Background failures that did not stop the pod (each one is logged where it happens):
+   * membership heartbeats/handoffs/sweeps and subscriber errors, the frontier's pod
+   * registration and claim forwarding, robots.txt shared-cache reads/writes and observer
+   * throws, and send-time observer throws of the fetcher.
+   */
+  faults: {
+    membership: number;
+    frontier: { 'register-pod': number; forward: number };
+    robotsSharedCache: number;
+    robotsObserver: number;
+    fetchObserver: number;
+  };
 }

@@ -267,6 +267,23 @@ describe('CrawlerPod', () => {
     expect(web.robotsFetchCounts().get(`${web.origin('site4.test')}/robots.txt`)).toBe(1);
   });
 
+  it('counts a broken shared robots.txt record in stats().faults and still crawls the host', async () => {
+    const pod = newPod({ exitWhenIdle: { graceMs: 100 }, maxDepth: 0 });
+    const origin = web.origin('site1.test');
+    // A hash where the cache keeps a string: the read fails (WRONGTYPE); the write replaces it.
+    await redis.hset(`t${n}:robots:${origin}`, 'x', '1');
+    await pod.seed([`${origin}/`]);
+    await pod.start();
+    await pod.done;
+    const stats = pod.stats();
+    expect(stats.fetched).toBe(1);
+    expect(stats.robotsLoads.fetch).toBe(1);
+    expect(stats.faults.robotsSharedCache).toBe(1);
+    expect(await redis.type(`t${n}:robots:${origin}`)).toBe('string');
+    expect(stats.faults.membership).toBe(0);
+    expect(stats.faults.frontier).toEqual({ 'register-pod': 0, forward: 0 });
+  });
+
   it('stops accepting URLs of a domain at maxPagesPerDomain', async () => {
     const pod = newPod({ exitWhenIdle: { graceMs: 200 }, maxPagesPerDomain: 3, minDelayMs: 10 });
     web.clearLog();
