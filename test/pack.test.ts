@@ -159,8 +159,8 @@ describe('the packed packages, installed into an empty project', () => {
       robots: { publicAllowed: true, privateAllowed: false, crawlDelayMs: 2000 },
       dns: ['127.0.0.1'],
       frontier: { queued: 1, claimed: ['https://site1.test/page'] },
-      members: 0,
-      crawler: { podId: 'pack-pod', minDelayMs: 250, built: true },
+      crawler: { podId: 'pack-pod', minDelayMs: 250 },
+      members: ['pack-pod'],
       api: { health: 200, dashboard: 200, dashboardIsHtml: true },
     });
 

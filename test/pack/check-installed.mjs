@@ -40,15 +40,14 @@ const frontier = new RedisFrontier({ redis, prefix: 'pack', ownerOf: () => 'pod-
 const enqueued = await frontier.enqueue(['https://site1.test/page']);
 const claim = await frontier.claim({ pod: 'pod-a', max: 1 });
 out.frontier = { queued: enqueued.queued, claimed: claim.leases.map((l) => l.url) };
-out.members = (await new MembershipReader(redis).members()).length;
 
 const config = loadConfig({ REDIS_URL: redisUrl, POD_ID: 'pack-pod', MIN_DELAY_MS: '250' });
 const pod = new CrawlerPod({ ...config.pod, redis, logger: pino({ level: 'silent' }) });
-out.crawler = {
-  podId: config.pod.podId,
-  minDelayMs: config.pod.minDelayMs,
-  built: pod.stats() !== undefined,
-};
+out.crawler = { podId: config.pod.podId, minDelayMs: config.pod.minDelayMs };
+// Starting the pod joins the membership through its Lua scripts (membership's lua/, which
+// includes the frontier's fragments): the registry then lists it.
+await pod.start();
+out.members = (await new MembershipReader(redis).members()).map((m) => m.id);
 
 // The API serves its dashboard from the package's public/ beside dist/.
 const api = await startApi(
