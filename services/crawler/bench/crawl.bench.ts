@@ -18,18 +18,15 @@
  *   BENCH_PAGES=20000 npm run bench -- crawler     (a shorter second phase)
  *   BENCH_POD_NODE_OPTIONS= npm run bench -- crawler   (V8 defaults, for comparison)
  *   BENCH_RUNTIME=tsx npm run bench -- crawler     (the sources under tsx: `node --import tsx src/main.ts`)
- *   BENCH_RUNTIME=bundle npm run bench -- crawler  (the pod as one esbuild bundle on plain node)
  *   BENCH_D200=0, BENCH_NODE_FLAGS='--flag …', BENCH_HEAP_SNAPSHOT=<dir>   (experiments, diagnosis)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RedisFrontier } from '@shardline/frontier';
 import { Redis } from 'ioredis';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { SOURCE_CONDITION, SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
+import { SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
 
 const DELAY_MS = 1000;
 const TARGET_PAGES = Number(process.env.BENCH_PAGES ?? 100_000);
@@ -38,7 +35,6 @@ const SAMPLE_MS = 10_000;
 const RUNTIMES = {
   dist: 'plain node, compiled dist/main.js',
   tsx: 'node --import tsx src/main.ts',
-  bundle: 'plain node, esbuild bundle of src/main.ts',
 } as const;
 const RUNTIME = (process.env.BENCH_RUNTIME ?? 'dist') as keyof typeof RUNTIMES;
 if (!(RUNTIME in RUNTIMES)) {
@@ -97,41 +93,19 @@ async function startWeb(
  * The pod's entry and node flags for the chosen runtime: `main` (the pod) or `idle` (a pod built
  * and never started, `idle-pod.js`, which imports `@shardline/crawler` as the runtime resolves it).
  */
-let bundleDir: string | undefined;
-async function podCommand(entry: 'main' | 'idle'): Promise<string[]> {
+function podCommand(entry: 'main' | 'idle'): string[] {
   const crawler = join(root, 'services', 'crawler');
-  const idle = join(crawler, 'bench', 'idle-pod.js');
   // Diagnosis only (perturbs the figures): BENCH_HEAP_SNAPSHOT=<dir> writes a heap snapshot of
   // the pod there halfway through each phase.
   const snap = process.env.BENCH_HEAP_SNAPSHOT;
   const diag = snap ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snap}`] : [];
   // Experiments: extra node/V8 flags for the pod process (printed with the figures).
   if (process.env.BENCH_NODE_FLAGS) diag.push(...process.env.BENCH_NODE_FLAGS.split(' '));
-  if (RUNTIME === 'dist') {
-    return [...diag, '--import', probe, entry === 'main' ? join(crawler, 'dist', 'main.js') : idle];
-  }
-  const script = entry === 'main' ? join(crawler, 'src', 'main.ts') : idle;
-  if (RUNTIME === 'tsx') return [...diag, ...SOURCE_NODE_FLAGS, '--import', probe, script];
-  // Plain node: one esbuild bundle of the sources (esbuild ships with tsx). The frontier reads
-  // ../lua next to its module, so the Lua directory is copied beside the bundle's directory.
-  bundleDir ??= mkdtempSync(join(tmpdir(), 'sl-pod-bundle-'));
-  cpSync(join(root, 'packages', 'frontier', 'lua'), join(bundleDir, 'lua'), { recursive: true });
-  const { build } = await import('esbuild');
-  const out = join(bundleDir, 'dist', `${entry}.mjs`);
-  await build({
-    entryPoints: [script],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: [SOURCE_CONDITION],
-    outfile: out,
-    logLevel: 'error',
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-    },
-  });
-  return [...diag, '--import', probe, out];
+  const runtime = RUNTIME === 'tsx' ? SOURCE_NODE_FLAGS : [];
+  const main =
+    RUNTIME === 'tsx' ? join(crawler, 'src', 'main.ts') : join(crawler, 'dist', 'main.js');
+  const script = entry === 'main' ? main : join(crawler, 'bench', 'idle-pod.js');
+  return [...diag, ...runtime, '--import', probe, script];
 }
 
 /** The compiled runtime runs what `npm run build` emitted: bring dist/ up to date first. */
@@ -165,7 +139,7 @@ async function redisCpuMs(redis: Redis): Promise<number> {
 
 /** RSS (MB) of a pod process that loaded everything but crawls nothing. */
 async function idleRss(server: RedisServer): Promise<number> {
-  const pod = spawnPod(await podCommand('idle'), {
+  const pod = spawnPod(podCommand('idle'), {
     REDIS_URL: server.url,
     BENCH_PROBE_MS: '500',
   });
@@ -200,7 +174,7 @@ async function phase(
   const redis = new Redis(server.url, { maxRetriesPerRequest: null });
   const frontier = new RedisFrontier({ redis, prefix, ownerOf: () => podId });
   await frontier.enqueue(web.seeds);
-  const pod = spawnPod(await podCommand('main'), {
+  const pod = spawnPod(podCommand('main'), {
     REDIS_URL: server.url,
     POD_ID: podId,
     KEY_PREFIX: prefix,
@@ -313,5 +287,4 @@ try {
   }
 } finally {
   await server.stop();
-  if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 }
