@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SOURCE_CONDITION } from './test/helpers/source-runtime.js';
 
 // `npm run test:chaos` runs the multi-process chaos crawl alone; `npm test` runs it too.
 const CHAOS = ['test/chaos.test.ts'];
@@ -7,6 +8,9 @@ const ON_DEMAND: string[] = [];
 const chaos = process.env.SHARDLINE_CHAOS === '1';
 
 export default defineConfig({
+  // Tests run on the sources, no build first: `@shardline/*` resolves to `src/index.ts`
+  // through this export condition (dist/ is what plain node and users get).
+  ssr: { resolve: { conditions: [SOURCE_CONDITION] } },
   test: {
     include: chaos
       ? [...CHAOS, ...ON_DEMAND]

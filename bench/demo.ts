@@ -4,7 +4,7 @@
  * fresh temp dir, seeds every site root, runs one crawler pod in-process with a live progress
  * line, and prints a summary checked against the test web's ground truth and request log.
  *
- *   node --import tsx bench/demo.ts [--hosts 200] [--delay-ms 250] [--seed 1]
+ *   node --conditions=@shardline/source --import tsx bench/demo.ts [--hosts 200] [--delay-ms 250] [--seed 1]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

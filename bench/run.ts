@@ -1,12 +1,14 @@
 /**
  * `npm run bench [-- filter...]`: runs every `packages/*\/bench/*.bench.ts` and
  * `services/*\/bench/*.bench.ts` (and the test web's own `test/web/*.bench.ts`) one after another, each in its own process so one
- * benchmark's heap and Redis never colour the next. A filter keeps the files whose
- * path contains it.
+ * benchmark's heap and Redis never colour the next, on the sources (tsx, and the
+ * `@shardline/source` condition for `@shardline/*`). A filter keeps the files whose path
+ * contains it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { SOURCE_NODE_FLAGS } from '../test/helpers/source-runtime.js';
 
 const root = join(import.meta.dirname, '..');
 const filters = process.argv.slice(2);
@@ -35,7 +37,7 @@ if (selected.length === 0) {
 let failed = 0;
 for (const file of selected) {
   console.log(`\n=== ${relative(root, file)} ===`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', file], {
+  const result = spawnSync(process.execPath, [...SOURCE_NODE_FLAGS, '--expose-gc', file], {
     stdio: 'inherit',
     cwd: root,
   });

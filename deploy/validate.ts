@@ -121,6 +121,14 @@ function commandOf(service: Obj): string[] {
   return typeof command === 'string' ? command.split(/\s+/) : [];
 }
 
+/**
+ * Whether a container command runs TypeScript sources through tsx. The image ships the compiled
+ * `dist/` and no tsx (a dev tool): such a command would fail there, or pay tsx's start-up memory.
+ */
+function runsTypeScript(words: readonly string[]): boolean {
+  return words.some((word) => /(^|\/)tsx$|\.[cm]?ts$/.test(word));
+}
+
 function flagValue(command: string[], flag: string): string | undefined {
   const i = command.indexOf(flag);
   return i >= 0 ? command[i + 1] : undefined;
@@ -162,6 +170,12 @@ export function checkComposeModel(model: Obj): string[] {
       isObj(volume) ? volume.target === '/data' : /:\/data(:|$)/.test(String(volume)),
     );
     if (!dataVolume) problems.push('redis: no volume mounted at /data');
+  }
+
+  for (const [name, service] of Object.entries(services)) {
+    if (runsTypeScript(commandOf(obj(service)))) {
+      problems.push(`${name}: command runs TypeScript through tsx; run the compiled dist/`);
+    }
   }
 
   const crawler = obj(services.crawler);
@@ -294,6 +308,10 @@ export function checkDockerfile(text: string): string[] {
   }
   if (!final.some((i) => i.keyword === 'HEALTHCHECK' && !/^NONE\b/i.test(i.args))) {
     problems.push('final stage has no HEALTHCHECK');
+  }
+  const starts = final.filter((i) => i.keyword === 'ENTRYPOINT' || i.keyword === 'CMD');
+  if (starts.some((i) => runsTypeScript(i.args.split(/[\s",[\]]+/)))) {
+    problems.push('final stage runs TypeScript through tsx; run the compiled dist/');
   }
   if (
     instructions.some((i) => i.keyword === 'RUN' && /\b(apt-get|apk)\b.*\bredis\b/.test(i.args))
@@ -435,6 +453,9 @@ export function checkManifests(objects: Obj[]): string[] {
       if (!requests.cpu || !requests.memory) problems.push(`${cid}: no cpu/memory requests`);
       if (!c.readinessProbe) problems.push(`${cid}: no readinessProbe`);
       if (!c.livenessProbe) problems.push(`${cid}: no livenessProbe`);
+      if (runsTypeScript([...arr(c.command), ...arr(c.args)].map(String))) {
+        problems.push(`${cid}: runs TypeScript through tsx; run the compiled dist/`);
+      }
       const runAsNonRoot = obj(c.securityContext).runAsNonRoot ?? podSecurity.runAsNonRoot;
       if (runAsNonRoot !== true) problems.push(`${cid}: runAsNonRoot is not set`);
       const portNames = new Set(arr(c.ports).map((p) => obj(p).name));

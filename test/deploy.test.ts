@@ -99,6 +99,14 @@ describe('compose checks', () => {
     expect(problems).toContain('profile "cluster": needs 3 cluster-enabled Redis masters, found 2');
   });
 
+  it('rejects a service that runs TypeScript through tsx', () => {
+    const m = model();
+    at(m, 'services', 'crawler').command = ['--import', 'tsx', 'services/crawler/src/main.ts'];
+    expect(checkComposeModel(m)).toContain(
+      'crawler: command runs TypeScript through tsx; run the compiled dist/',
+    );
+  });
+
   it('rejects a top-level name (compose 1.29 cannot read it)', () => {
     expect(checkComposeModel({ ...model(), name: 'x' })[0]).toMatch(/top-level "name:"/);
   });
@@ -127,6 +135,16 @@ describe('Dockerfile checks', () => {
     expect(checkDockerfile(rooted)).toContain('final stage runs as root (add USER <non-root>)');
     const dev = dockerfile.replace('npm ci --omit=dev', 'npm ci');
     expect(checkDockerfile(dev)).toContain('no "npm ci --omit=dev"');
+  });
+
+  it('rejects an image that runs TypeScript through tsx', () => {
+    const sources = dockerfile.replace(
+      'CMD ["services/crawler/dist/main.js"]',
+      'CMD ["--import", "tsx", "services/crawler/src/main.ts"]',
+    );
+    expect(checkDockerfile(sources)).toContain(
+      'final stage runs TypeScript through tsx; run the compiled dist/',
+    );
   });
 
   it('rejects a single-stage image without a HEALTHCHECK', () => {
@@ -170,6 +188,19 @@ describe('Kubernetes checks', () => {
       'StatefulSet/shardline-crawler: container crawler has no preStop hook',
       'StatefulSet/shardline-crawler: container crawler readiness is not GET /readyz',
     ]);
+  });
+
+  it('rejects a container that runs TypeScript through tsx', async () => {
+    const broken = editBase('StatefulSet', 'shardline-crawler', (o) => {
+      at(o, 'spec', 'template', 'spec', 'containers', 0).args = [
+        '--import',
+        'tsx',
+        'services/crawler/src/main.ts',
+      ];
+    });
+    expect(await validateManifestText(broken)).toContain(
+      'StatefulSet/shardline-crawler container crawler: runs TypeScript through tsx; run the compiled dist/',
+    );
   });
 
   it('rejects dangling references between objects', async () => {

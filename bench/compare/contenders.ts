@@ -9,6 +9,7 @@ import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../test/helpers/redis.js';
+import { SOURCE_NODE_FLAGS } from '../../test/helpers/source-runtime.js';
 
 export const root = join(import.meta.dirname, '..', '..');
 
@@ -92,7 +93,7 @@ async function startShardline(web: WebInfo, pods: number): Promise<Running> {
   const healthPorts: number[] = [];
   for (let i = 0; i < pods; i++) healthPorts.push(await freePort());
   const spawnPod = (i: number): ChildProcess =>
-    spawn(process.execPath, ['--import', 'tsx', 'services/crawler/src/main.ts'], {
+    spawn(process.execPath, [...SOURCE_NODE_FLAGS, 'services/crawler/src/main.ts'], {
       cwd: root,
       stdio: ['ignore', 'ignore', 'inherit'],
       env: {
@@ -116,6 +117,7 @@ async function startShardline(web: WebInfo, pods: number): Promise<Running> {
   const seeded = spawnSync(
     process.execPath,
     [
+      ...SOURCE_NODE_FLAGS,
       'services/cli/bin/shardline.js',
       'seed',
       '--file',

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SOURCE_NODE_FLAGS } from '../helpers/source-runtime.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'services/cli/bin/shardline.js');
@@ -60,6 +61,7 @@ export class PodFleet {
     const o = this.#options;
     const incarnation = this.runs.filter((r) => r.id === id).length + 1;
     const args = [
+      ...SOURCE_NODE_FLAGS,
       BIN,
       'crawl',
       '--redis-url',

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly: tsx's loader is registered before main.ts loads.
-import { register } from 'tsx/esm/api';
-
-register();
-const { run } = await import('../src/main.ts');
+// The `shardline` command. `#main` (package.json "imports") is the compiled `dist/main.js`;
+// the repository's tests and benches start node with `--conditions=@shardline/source --import
+// tsx` (test/helpers/source-runtime.ts), under which it is `src/main.ts` instead.
+const { run } = await import('#main');
 process.exitCode = await run(process.argv);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { sourceEnv } from '../../../test/helpers/source-runtime.js';
 import { startEmbeddedRedis } from '../src/embedded-redis.js';
 import { CLI } from './run-cli.js';
 import { runCliWith } from './run-cli-with.js';
@@ -23,7 +24,7 @@ function startApiCommand(args: string[]): Promise<{ url: string; child: ChildPro
     delete env[name];
   }
   const child = spawn(process.execPath, [CLI, 'api', '--port', '0', ...args], {
-    env,
+    env: sourceEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

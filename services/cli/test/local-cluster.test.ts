@@ -12,6 +12,7 @@ import { MembershipReader } from '@shardline/membership';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { sourceEnv } from '../../../test/helpers/source-runtime.js';
 import { type ClusterFile, isAlive } from '../src/local-cluster/control-file.js';
 import { CLI, hasStackTrace } from './run-cli.js';
 import { runCliWith } from './run-cli-with.js';
@@ -202,7 +203,7 @@ describe('local cluster in the foreground', () => {
     const env: Record<string, string | undefined> = { ...process.env };
     delete env.REDIS_URL;
     const up = spawn(process.execPath, [CLI, 'up', '--pods', '1', '--data-dir', dataDir], {
-      env,
+      env: sourceEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (up.pid) seen.add(up.pid);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HashRing, syntheticDomains } from '@shardline/ring';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourceEnv } from '../../../test/helpers/source-runtime.js';
 import { CLI, hasStackTrace, runCli } from './run-cli.js';
 
 let dir: string;
@@ -96,6 +97,7 @@ describe('shardline ring owners', () => {
   it('streams: answers a line before stdin is closed', { timeout: 15_000 }, async () => {
     const child = spawn(process.execPath, [CLI, 'ring', 'owners', '--pods', 'a,b'], {
       stdio: ['pipe', 'pipe', 'pipe'],
+      env: sourceEnv(),
     });
     let stdout = '';
     const firstLine = new Promise<void>((resolve) => {

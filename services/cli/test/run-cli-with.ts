@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { sourceEnv } from '../../../test/helpers/source-runtime.js';
 import { CLI, type CliResult } from './run-cli.js';
 
 /** Options of {@link runCliWith}. */
@@ -22,7 +23,7 @@ export function runCliWith(args: readonly string[], options: RunWith = {}): Prom
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env,
+      env: sourceEnv(env),
       cwd: options.cwd,
     });
     let stdout = '';

@@ -1,10 +1,11 @@
 /**
  * End-to-end crawl throughput and memory of ONE pod process against the test web, with D hosts
  * and a per-host delay d = 1 s. Three processes: the test web's runner, a throwaway
- * redis-server, and the pod itself — the production entry `services/crawler/src/main.ts` run as
- * `node --import tsx` (as `shardline crawl` does) with the production `NODE_OPTIONS`
- * (`--max-old-space-size=256`, see the crawler README "Memory"), configured by environment
- * variables, with a preloaded probe (`memory-probe.ts`) that reports `process.memoryUsage()`,
+ * redis-server, and the pod itself — the production entry, compiled `services/crawler/dist/main.js`
+ * on plain node (as the Docker image runs it; the bench runs `npm run build` first), with the
+ * production `NODE_OPTIONS` (`--max-old-space-size=256`, see the crawler README "Memory"),
+ * configured by environment variables, with a preloaded probe (`memory-probe.js`) that reports
+ * `process.memoryUsage()`,
  * `cpuUsage()` and V8 heap spaces on fd 3. This process only seeds, watches the frontier's
  * counters and prints.
  *
@@ -16,25 +17,31 @@
  *   npm run bench -- crawler                       (D = 200 for 40 s, then D = 1,000 to 100,000 pages)
  *   BENCH_PAGES=20000 npm run bench -- crawler     (a shorter second phase)
  *   BENCH_POD_NODE_OPTIONS= npm run bench -- crawler   (V8 defaults, for comparison)
- *   BENCH_RUNTIME=bundle npm run bench -- crawler  (the pod as an esbuild bundle on plain node: tsx's share)
+ *   BENCH_RUNTIME=tsx npm run bench -- crawler     (the sources under tsx: `node --import tsx src/main.ts`)
  *   BENCH_D200=0, BENCH_NODE_FLAGS='--flag …', BENCH_HEAP_SNAPSHOT=<dir>   (experiments, diagnosis)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RedisFrontier } from '@shardline/frontier';
 import { Redis } from 'ioredis';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
 
 const DELAY_MS = 1000;
 const TARGET_PAGES = Number(process.env.BENCH_PAGES ?? 100_000);
 const WARMUP_MS = 5000;
 const SAMPLE_MS = 10_000;
-const RUNTIME = process.env.BENCH_RUNTIME === 'bundle' ? 'bundle' : 'tsx';
+const RUNTIMES = {
+  dist: 'plain node, compiled dist/main.js',
+  tsx: 'node --import tsx src/main.ts',
+} as const;
+const RUNTIME = (process.env.BENCH_RUNTIME ?? 'dist') as keyof typeof RUNTIMES;
+if (!(RUNTIME in RUNTIMES)) {
+  throw new Error(`BENCH_RUNTIME must be one of ${Object.keys(RUNTIMES).join(', ')}`);
+}
 const root = join(import.meta.dirname, '..', '..', '..');
-const probe = join(import.meta.dirname, 'memory-probe.ts');
+const probe = join(import.meta.dirname, 'memory-probe.js');
 const MB = 1048576;
 /**
  * The pod's production heap setting (see the crawler README, "Memory"): with V8's defaults on a
@@ -82,46 +89,29 @@ async function startWeb(
   });
 }
 
-/** The pod's entry and node flags for the chosen runtime. */
-let bundleDir: string | undefined;
-async function podCommand(entry: string): Promise<string[]> {
-  const script = join(root, 'services', 'crawler', entry);
+/**
+ * The pod's entry and node flags for the chosen runtime: `main` (the pod) or `idle` (a pod built
+ * and never started, `idle-pod.js`, which imports `@shardline/crawler` as the runtime resolves it).
+ */
+function podCommand(entry: 'main' | 'idle'): string[] {
+  const crawler = join(root, 'services', 'crawler');
   // Diagnosis only (perturbs the figures): BENCH_HEAP_SNAPSHOT=<dir> writes a heap snapshot of
   // the pod there halfway through each phase.
   const snap = process.env.BENCH_HEAP_SNAPSHOT;
   const diag = snap ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snap}`] : [];
   // Experiments: extra node/V8 flags for the pod process (printed with the figures).
   if (process.env.BENCH_NODE_FLAGS) diag.push(...process.env.BENCH_NODE_FLAGS.split(' '));
-  if (RUNTIME === 'tsx') return [...diag, '--import', 'tsx', '--import', probe, script];
-  // Plain node: one esbuild bundle (esbuild ships with tsx). The frontier reads ../lua next to
-  // its module, so the Lua directory is copied beside the bundle's directory.
-  bundleDir ??= mkdtempSync(join(tmpdir(), 'sl-pod-bundle-'));
-  cpSync(join(root, 'packages', 'frontier', 'lua'), join(bundleDir, 'lua'), { recursive: true });
-  const { build } = await import('esbuild');
-  const name = entry.replace(/[/.]/g, '-');
-  const out = join(bundleDir, 'dist', `${name}.mjs`);
-  await build({
-    entryPoints: [script],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: out,
-    logLevel: 'error',
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-    },
-  });
-  const probeOut = join(bundleDir, 'dist', 'probe.mjs');
-  await build({
-    entryPoints: [probe],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: probeOut,
-    logLevel: 'error',
-  });
-  return [...diag, '--import', probeOut, out];
+  const runtime = RUNTIME === 'tsx' ? SOURCE_NODE_FLAGS : [];
+  const main =
+    RUNTIME === 'tsx' ? join(crawler, 'src', 'main.ts') : join(crawler, 'dist', 'main.js');
+  const script = entry === 'main' ? main : join(crawler, 'bench', 'idle-pod.js');
+  return [...diag, ...runtime, '--import', probe, script];
+}
+
+/** The compiled runtime runs what `npm run build` emitted: bring dist/ up to date first. */
+function buildDist(): void {
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error(`npm run build failed (status ${build.status})`);
 }
 
 function spawnPod(
@@ -149,7 +139,7 @@ async function redisCpuMs(redis: Redis): Promise<number> {
 
 /** RSS (MB) of a pod process that loaded everything but crawls nothing. */
 async function idleRss(server: RedisServer): Promise<number> {
-  const pod = spawnPod(await podCommand('bench/idle-pod.ts'), {
+  const pod = spawnPod(podCommand('idle'), {
     REDIS_URL: server.url,
     BENCH_PROBE_MS: '500',
   });
@@ -184,7 +174,7 @@ async function phase(
   const redis = new Redis(server.url, { maxRetriesPerRequest: null });
   const frontier = new RedisFrontier({ redis, prefix, ownerOf: () => podId });
   await frontier.enqueue(web.seeds);
-  const pod = spawnPod(await podCommand('src/main.ts'), {
+  const pod = spawnPod(podCommand('main'), {
     REDIS_URL: server.url,
     POD_ID: podId,
     KEY_PREFIX: prefix,
@@ -259,6 +249,7 @@ function slopePer10k(points: [number, number][]): number {
   return den === 0 ? 0 : (num / den) * 10_000;
 }
 
+if (RUNTIME === 'dist') buildDist();
 const server = await startRedis();
 try {
   const idle = await idleRss(server);
@@ -268,7 +259,7 @@ try {
     await phase(server, 1000, Math.ceil((TARGET_PAGES * 1.3) / 1000) + 10, { pages: TARGET_PAGES }),
   );
   console.log(
-    `one pod process (${RUNTIME === 'tsx' ? 'node --import tsx src/main.ts' : 'plain node, esbuild bundle of src/main.ts'}), per-host delay d = ${DELAY_MS} ms; test web and redis-server in their own processes`,
+    `one pod process (${RUNTIMES[RUNTIME]}), per-host delay d = ${DELAY_MS} ms; test web and redis-server in their own processes`,
   );
   console.log(`pod NODE_OPTIONS: ${POD_NODE_OPTIONS || '(none: V8 defaults)'}`);
   if (process.env.BENCH_NODE_FLAGS) console.log(`pod node flags: ${process.env.BENCH_NODE_FLAGS}`);
@@ -296,5 +287,4 @@ try {
   }
 } finally {
   await server.stop();
-  if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 }

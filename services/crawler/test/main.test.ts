@@ -5,11 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
 
 const main = join(import.meta.dirname, '..', 'src', 'main.ts');
 
 function run(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', main], {
+  return spawnSync(process.execPath, [...SOURCE_NODE_FLAGS, main], {
     // Port 1: nothing may be reached; a config error must end the process first.
     env: { PATH: process.env.PATH ?? '', REDIS_URL: 'redis://127.0.0.1:1', ...env },
     encoding: 'utf8',

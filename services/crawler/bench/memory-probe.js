@@ -1,8 +1,9 @@
 /**
- * Preloaded into a benchmarked process (`node --import ./memory-probe.ts …`): every
+ * Preloaded into a benchmarked process (`node --import ./memory-probe.js …`): every
  * `BENCH_PROBE_MS` (default 1000) it writes one JSON line to file descriptor 3 with
  * `process.memoryUsage()` and `process.cpuUsage()`, so the parent can chart the child's memory
- * and CPU without touching the program it runs. Without fd 3 it does nothing.
+ * and CPU without touching the program it runs. Without fd 3 it does nothing. Plain JavaScript,
+ * so it preloads alike into the compiled pod on plain node and into the sources under tsx.
  */
 import { fstatSync, writeSync } from 'node:fs';
 import { getHeapSpaceStatistics } from 'node:v8';
