@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FrontierContext } from './context.js';
-import { FrontierLostError } from './errors.js';
+import { FrontierLostError, isOomReply, RedisOomError } from './errors.js';
 
 /** Why a pod found the frontier lost, as recorded in Redis for `stats`, `/metrics` and the dashboard. */
 export interface FrontierLostRecord {
@@ -34,7 +34,9 @@ export class FrontierIdentity {
     const { redis, keys } = this.#ctx;
     const current = await redis.get(keys.identity());
     if (current !== null) return current;
-    await redis.set(keys.identity(), randomUUID(), 'NX');
+    await redis.set(keys.identity(), randomUUID(), 'NX').catch((error: unknown) => {
+      throw isOomReply(error) ? new RedisOomError(error) : error;
+    });
     const id = await redis.get(keys.identity());
     if (id === null) throw new FrontierLostError('(new)', null);
     return id;
