@@ -139,6 +139,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   });
   const dns = new DnsCache({
     overrides: s.resolve,
+    // A `host:addr` override reaches its seeds' ports only (vet-address allows them).
+    portlessOverridePorts: 'allowed',
     allowPrivateAddresses: s.allowPrivateAddresses,
   });
   const fetcher = new Fetcher({
