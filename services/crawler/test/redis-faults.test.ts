@@ -90,7 +90,14 @@ describe('pod under Redis faults', () => {
     const code = await exited;
     expect(code).not.toBe(0);
     expect(out).toContain('SHARDLINE_ERR_FRONTIER_LOST');
-    expect(out).not.toMatch(/"msg":"idle: exiting/);
+    expect(out).toContain('Redis has no persistence');
+    const logs = out
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg?: string; graceful?: boolean; faults?: object });
+    // Not a finished crawl: no graceful leave, and the final stats say why it stopped.
+    expect(logs.some((l) => l.msg === 'membership left' && l.graceful)).toBe(false);
+    expect(logs.find((l) => l.msg === 'pod stopped')?.faults).toMatchObject({ frontierLost: 1 });
     // Whoever reads the emptied Redis (stats, /metrics, dashboard) sees why it is empty.
     const reader = new RedisFrontier({ redis: seeder, ownerOf: () => 'pod-lost' });
     expect(await reader.inspector.frontierLost()).toMatchObject({ pod: 'pod-lost', found: null });
