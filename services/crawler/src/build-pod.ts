@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { DnsCache } from '@shardline/dns';
-import { type FrontierError, RedisFrontier } from '@shardline/frontier';
+import { type FrontierError, RedisFrontier, RedisOomError } from '@shardline/frontier';
 import { type Assignment, Membership } from '@shardline/membership';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
@@ -123,7 +123,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   const stopLogging = membership ? logMembershipEvents(membership, log, s.podId) : undefined;
 
   const closing = unlimitedListeners(new AbortController());
-  const faults = new RedisFaults({ log, signal: closing.signal });
+  const faults = new RedisFaults({ log });
   // Every write of the lease path waits while Redis is full (see redis-faults.ts).
   const writes = waitingWrites(frontier, faults);
   const watch = new FrontierWatch({
@@ -239,7 +239,10 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     minClaimIntervalMs: s.minClaimIntervalMs,
     maxIdleSleepMs: s.maxIdleSleepMs,
     heartbeatIntervalMs: s.leaseTimeoutMs > 0 ? s.heartbeatIntervalMs : 0,
-    onError: (error, where) => log.warn({ err: error, where }, 'work loop error'),
+    onError: (error, where) => {
+      // A full Redis is logged once per episode by `faults`, not once per claim.
+      if (!(error instanceof RedisOomError)) log.warn({ err: error, where }, 'work loop error');
+    },
     onLeaseLost: (lease) => log.warn({ url: lease.url }, 'lease lost while fetching'),
   };
   if (subscriber) loopOptions.wake = { channel: frontier.wakeChannel(s.podId), subscriber };

@@ -163,4 +163,41 @@ describe('pod under Redis faults', () => {
     });
     expect(exact).toMatchObject({ queued: 0, fetched: 40, repeats: 0 });
   }, 60_000);
+
+  it('stops promptly while Redis is full: a stopping pod is not held by its OOM waits', async () => {
+    const redis = await startRedis({ args: ['--maxmemory-policy', 'noeviction'] });
+    cleanups.push(() => redis.stop());
+    const site = await chainSite(1000);
+    cleanups.push(() => new Promise<void>((r) => site.server.close(() => r())));
+    const client = new Redis(redis.port, redis.host);
+    const admin = new Redis(redis.port, redis.host);
+    cleanups.push(() => {
+      client.disconnect();
+      admin.disconnect();
+    });
+    const pod = new CrawlerPod({
+      redis: client,
+      logger: pino({ level: 'silent' }),
+      podId: 'pod-stop',
+      assignment: { ownerOf: () => 'pod-stop', onChange: () => () => undefined },
+      resolve: ['site.test:127.0.0.1'],
+      minDelayMs: 20,
+      stopGraceMs: 500,
+    });
+    await pod.seed([`http://site.test:${site.port}/p/0`]);
+    await pod.start();
+    await vi.waitFor(() => expect(site.hits.get('/p/2')).toBe(1), {
+      timeout: 20_000,
+      interval: 20,
+    });
+    await admin.config('SET', 'maxmemory', '1');
+    // Long enough for a page's links to wait on the refused enqueue.
+    await vi.waitFor(() => expect(pod.stats().faults.redisOom).toBeGreaterThan(0), {
+      timeout: 10_000,
+    });
+    const stopped = Date.now();
+    await pod.stop();
+    expect(Date.now() - stopped).toBeLessThan(5000);
+    await admin.config('SET', 'maxmemory', '0');
+  }, 60_000);
 });
