@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   complete: acknowledge a fetched URL; feeds the stats and the adaptive delay.
 
@@ -19,6 +20,7 @@
   Side effects: lease removed; host f, fc=0, bo=0, ad, n = max(n, now + effective delay)
   (now is after the request was sent, so the start-to-start gap holds); domain counters
   f, ok, bytes, ms, links (or late).
+  Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat.
 ]]
 --@include "time"
 --@include "host"

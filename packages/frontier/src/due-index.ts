@@ -76,7 +76,7 @@ export class DueIndex {
    */
   async apply(batch: IndexBatch, counters?: Counters): Promise<Map<string, number | null>> {
     const calls = this.calls(batch);
-    const replies = await this.#ctx.exec.scriptsAndCommands(calls, counters?.commands() ?? []);
+    const replies = await this.#ctx.exec.scripts([...calls, ...(counters?.calls() ?? [])]);
     const earliest = new Map<string, number | null>();
     [...batch.byPod.keys()].forEach((pod, k) => {
       earliest.set(pod, parseScore(asArray(replies[k], 'index-update')[0]));

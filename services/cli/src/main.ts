@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { FrontierLostError, RedisOomError } from '@shardline/frontier';
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
@@ -81,6 +82,11 @@ export async function run(
     if (error instanceof CliError) {
       ctx.stderr.write(`error: ${error.message}\n`);
       return error.exitCode;
+    }
+    // Redis faults the frontier names (out of memory, frontier lost): the environment, not a bug.
+    if (error instanceof RedisOomError || error instanceof FrontierLostError) {
+      ctx.stderr.write(`error: ${error.message} (${error.code})\n`);
+      return ExitCode.FAILED;
     }
     const message = error instanceof Error ? error.message : String(error);
     ctx.stderr.write(

@@ -14,6 +14,7 @@ import { type Logger, pino } from 'pino';
 import { Batcher } from './batcher.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
+import { FrontierWatch } from './frontier-watch.js';
 import { IdleExit } from './idle-exit.js';
 import { LinkExtractor, LinkScope } from './links.js';
 import { logMembershipEvents } from './membership-log.js';
@@ -30,6 +31,7 @@ import type { LeaseStage } from './pipeline/stage.js';
 import { VetAddressStage } from './pipeline/vet-address.js';
 import { PodCounters } from './pod-counters.js';
 import type { CrawlerPodOptions } from './pod-options.js';
+import { RedisFaults, waitingWrites } from './redis-faults.js';
 import { ResultSink } from './results.js';
 import { RedisRobotsCache } from './robots-cache.js';
 import { RobotsGate } from './robots-gate.js';
@@ -55,6 +57,10 @@ export interface PodParts {
   completer: Batcher<CompleteItem, FrontierError | null>;
   pipeline: LeasePipeline;
   loop: WorkLoop;
+  /** Redis faults seen (OOM episodes, a lost frontier); the pod's writes wait out an OOM. */
+  faults: RedisFaults;
+  /** Checks that the frontier is still there; a lost one stops the loop at once. */
+  watch: FrontierWatch;
   /** Aborted once the work loop has stopped: robots.txt requests still running are abandoned. */
   closing: AbortController;
   /** The wake subscriber the pod opened itself (it closes it on stop). */
@@ -62,6 +68,9 @@ export interface PodParts {
   /** Stops following the assignment's changes (and logging the membership's events). */
   unsubscribe: () => void;
 }
+
+/** How often a pod checks that the frontier's identity is unchanged (see frontier-watch.ts). */
+const FRONTIER_CHECK_MS = 1000;
 
 /** Builds a pod's parts; throws `SHARDLINE_ERR_CRAWLER_INVALID_OPTION` for a bad option. */
 export function buildPod(options: CrawlerPodOptions): PodParts {
@@ -114,6 +123,20 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   const stopLogging = membership ? logMembershipEvents(membership, log, s.podId) : undefined;
 
   const closing = unlimitedListeners(new AbortController());
+  const faults = new RedisFaults({ log, signal: closing.signal });
+  // Every write of the lease path waits while Redis is full (see redis-faults.ts).
+  const writes = waitingWrites(frontier, faults);
+  const watch = new FrontierWatch({
+    frontier,
+    redis: options.redis,
+    pod: s.podId,
+    intervalMs: FRONTIER_CHECK_MS,
+    log,
+    onLost: (error) => {
+      faults.frontierLost(error);
+      void loop?.stop(0);
+    },
+  });
   const dns = new DnsCache({
     overrides: s.resolve,
     allowPrivateAddresses: s.allowPrivateAddresses,
@@ -151,8 +174,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     ...(s.resultsJsonl === undefined ? {} : { jsonlPath: s.resultsJsonl }),
   });
   const counters = new PodCounters();
-  const enqueuer = new LinkEnqueuer({ frontier, pod: s.podId, onWoken: poke });
-  const completer = new Batcher((items: CompleteItem[]) => frontier.completeMany(items), 3, 200);
+  const enqueuer = new LinkEnqueuer({ frontier: writes, pod: s.podId, onWoken: poke });
+  const completer = new Batcher((items: CompleteItem[]) => writes.completeMany(items), 3, 200);
   const links = new LinkFilter({
     scope: new LinkScope({
       sameDomainOnly: s.sameDomainOnly,
@@ -171,7 +194,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     new VetAddressStage(dns),
     new RobotsStage({
       loader: robots,
-      frontier,
+      frontier: writes,
       gate,
       links,
       enqueue,
@@ -195,7 +218,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     }),
   ];
   const settler = new Settler({
-    frontier,
+    frontier: writes,
     complete: completer,
     results,
     counters,
@@ -207,7 +230,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   const ownSubscriber = options.subscriber ? undefined : duplicateSubscriber(options.redis, log);
   const subscriber = options.subscriber ?? ownSubscriber;
   const loopOptions: WorkLoopOptions = {
-    frontier,
+    frontier: writes,
     pod: s.podId,
     concurrency: s.concurrency,
     handle: (lease, signal) => pipeline.handle(lease, signal),
@@ -226,7 +249,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       claimed: () => loop!.stats().claimed,
       pendingWrites: () => enqueuer.pending > 0 || completer.pending > 0,
     });
-    loopOptions.shouldExit = () => idle.shouldExit();
+    // An emptied Redis looks idle: the frontier must still be the one the pod worked on.
+    loopOptions.shouldExit = async () => (await watch.check()) || idle.shouldExit();
   }
   loop = new WorkLoop(loopOptions);
   return {
@@ -243,6 +267,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     completer,
     pipeline,
     loop,
+    faults,
+    watch,
     closing,
     ownSubscriber,
     unsubscribe: () => {

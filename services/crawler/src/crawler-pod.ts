@@ -83,11 +83,14 @@ export class CrawlerPod {
       { pod: this.id, userAgent: this.userAgent, results: this.resultsStreamKey },
       'pod starting',
     );
+    // The frontier's identity first (created on a new frontier; waits while Redis is full).
+    await this.#p.faults.retryOnOom('frontier identity', () => this.#p.watch.start());
     await this.#join();
     if (this.#stopped) return; // stop() came while joining
     await this.#p.loop.start();
     this.#loopRunning = true;
-    void this.#p.loop.done.then(() => this.stop());
+    // A lost frontier is a crash, not a handoff: nothing is left to hand off.
+    void this.#p.loop.done.then(() => this.stop({ graceful: !this.#p.faults.lost }));
   }
 
   /**
@@ -106,10 +109,15 @@ export class CrawlerPod {
 
   /**
    * Resolves when the pod has stopped: after {@link stop}, or by itself with `exitWhenIdle`.
-   * Every lease is settled and every result written by then.
+   * Every lease is settled and every result written by then. Rejects with `FrontierLostError`
+   * (`SHARDLINE_ERR_FRONTIER_LOST`) when the pod stopped because Redis lost the frontier.
    */
   get done(): Promise<void> {
-    return this.#p.loop.done.then(() => this.#stopped);
+    return this.#p.loop.done
+      .then(() => this.#stopped)
+      .then(() => {
+        if (this.#p.faults.lost) throw this.#p.faults.lost;
+      });
   }
 
   /**
@@ -130,6 +138,7 @@ export class CrawlerPod {
   async #stop(graceful: boolean): Promise<void> {
     const p = this.#p;
     this.#draining = true;
+    p.watch.stop();
     await p.loop.stop(graceful ? p.settings.stopGraceMs : 0);
     // Robots loads the released leases no longer wait for: abort them, cache nothing.
     p.closing.abort();
@@ -197,6 +206,7 @@ export class CrawlerPod {
       robotsSharedCache: robots.sharedCacheErrors,
       robotsObserver: robots.onFetchErrors,
       fetchObserver: this.#p.fetcher.stats().onSentErrors,
+      ...this.#p.faults.stats(),
     };
   }
 }

@@ -85,5 +85,9 @@ export interface PodStats {
     robotsSharedCache: number;
     robotsObserver: number;
     fetchObserver: number;
+    /** Episodes of Redis refusing writes for want of memory (`SHARDLINE_ERR_REDIS_OOM`). */
+    redisOom: number;
+    /** 1 when the pod stopped because Redis lost the frontier (`SHARDLINE_ERR_FRONTIER_LOST`). */
+    frontierLost: number;
   };
 }
