@@ -7,7 +7,7 @@ import type { PodStats } from './pod-options.js';
 /** The part of {@link PodStats} the lease pipeline counts. */
 export type LeaseCounts = Omit<
   PodStats,
-  'pod' | 'inFlight' | 'claims' | 'emptyClaims' | 'wakes' | 'gate' | 'results' | 'faults'
+  'pod' | 'inFlight' | 'claims' | 'emptyClaims' | 'wakes' | 'gate' | 'ipGate' | 'results' | 'faults'
 >;
 
 /** Mutable counters; see {@link PodStats} for what each means. */

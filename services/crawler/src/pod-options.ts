@@ -72,6 +72,8 @@ export interface PodStats {
   emptyClaims: number;
   wakes: number;
   gate: { waits: number; delayedMs: number; hosts: number };
+  /** The per-IP gate (`perIpDelayMs`/`perIpConcurrency`); zeros when it is off. */
+  ipGate: { waits: number; delayedMs: number; errors: number };
   results: { written: number; errors: number };
   /**
    * Background failures that did not stop the pod (each one is logged where it happens):

@@ -142,6 +142,25 @@ export const POD_SETTINGS = {
     doc: 'cap of any per-host delay (adaptive, backoff)',
     default: 120_000,
   },
+  /**
+   * Per-IP politeness: hosts that resolve to the same address share one gate in Redis, across
+   * every pod, on top of each host's own delay (0 = no per-IP gap).
+   */
+  perIpDelayMs: {
+    env: 'PER_IP_DELAY_MS',
+    flag: 'per-ip-delay-ms',
+    kind: 'int',
+    doc: 'least gap between requests to one IP address, cluster-wide (0 = off)',
+    default: 0,
+  },
+  perIpConcurrency: {
+    env: 'PER_IP_CONCURRENCY',
+    flag: 'per-ip-concurrency',
+    kind: 'int',
+    doc: 'requests in flight per IP address, cluster-wide (0 = no limit)',
+    default: 0,
+    max: 1024,
+  },
   userAgentToken: {
     env: 'USER_AGENT',
     flag: 'user-agent',

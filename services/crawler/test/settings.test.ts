@@ -34,6 +34,8 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ROBOTS_MAX_RETRIES: 'robotsMaxRetries',
   ADAPTIVE_DELAY_FACTOR: 'adaptiveDelayFactor',
   MAX_DELAY_MS: 'maxDelayMs',
+  PER_IP_DELAY_MS: 'perIpDelayMs',
+  PER_IP_CONCURRENCY: 'perIpConcurrency',
   USER_AGENT: 'userAgentToken',
   CONTACT_URL: 'contactUrl',
   RESOLVE: 'resolve',
@@ -77,6 +79,8 @@ const DEFAULTS = {
   robotsMaxRetries: 12,
   adaptiveDelayFactor: 0,
   maxDelayMs: 120_000,
+  perIpDelayMs: 0,
+  perIpConcurrency: 0,
   userAgentToken: 'shardline',
   contactUrl: undefined,
   resolve: [],
@@ -123,6 +127,8 @@ interface SettingOptionsContract {
   robotsMaxRetries?: number;
   adaptiveDelayFactor?: number;
   maxDelayMs?: number;
+  perIpDelayMs?: number;
+  perIpConcurrency?: number;
   userAgentToken?: string;
   contactUrl?: string;
   resolve?: string[];
