@@ -33,6 +33,7 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ROBOTS_RETRY_MS: 'robotsRetryMs',
   ROBOTS_MAX_RETRIES: 'robotsMaxRetries',
   ADAPTIVE_DELAY_FACTOR: 'adaptiveDelayFactor',
+  ADAPTIVE_DELAY: 'adaptiveDelay',
   MAX_DELAY_MS: 'maxDelayMs',
   USER_AGENT: 'userAgentToken',
   CONTACT_URL: 'contactUrl',
@@ -76,6 +77,7 @@ const DEFAULTS = {
   robotsRetryMs: 300_000,
   robotsMaxRetries: 12,
   adaptiveDelayFactor: 0,
+  adaptiveDelay: false,
   maxDelayMs: 120_000,
   userAgentToken: 'shardline',
   contactUrl: undefined,
@@ -122,6 +124,7 @@ interface SettingOptionsContract {
   robotsRetryMs?: number;
   robotsMaxRetries?: number;
   adaptiveDelayFactor?: number;
+  adaptiveDelay?: boolean;
   maxDelayMs?: number;
   userAgentToken?: string;
   contactUrl?: string;
