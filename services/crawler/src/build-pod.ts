@@ -94,6 +94,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     defaultDelayMs: s.minDelayMs,
     defaultConcurrency: s.perHostConcurrency,
     adaptiveDelayFactor: s.adaptiveDelayFactor,
+    adaptiveDelay: s.adaptiveDelay,
     maxDelayMs: s.maxDelayMs,
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,

@@ -135,6 +135,19 @@ export const POD_SETTINGS = {
     default: 0,
     arg: 'x',
   },
+  /**
+   * The adaptive delay per host, kept in the host's Redis state (shared by every pod, kept
+   * across restarts and handoffs): slow responses raise it to factor × response time, a
+   * 5xx/429/timeout doubles it, fast responses halve it back to the minimum. Factor 5
+   * (Heritrix's default) unless `adaptiveDelayFactor` is set.
+   */
+  adaptiveDelay: {
+    env: 'ADAPTIVE_DELAY',
+    flag: 'adaptive-delay',
+    kind: 'bool',
+    doc: 'per-host delay that grows with response time and 5xx/timeouts, decays when fast',
+    default: false,
+  },
   maxDelayMs: {
     env: 'MAX_DELAY_MS',
     flag: 'max-delay-ms',

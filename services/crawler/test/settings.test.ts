@@ -33,6 +33,7 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ROBOTS_RETRY_MS: 'robotsRetryMs',
   ROBOTS_MAX_RETRIES: 'robotsMaxRetries',
   ADAPTIVE_DELAY_FACTOR: 'adaptiveDelayFactor',
+  ADAPTIVE_DELAY: 'adaptiveDelay',
   MAX_DELAY_MS: 'maxDelayMs',
   PER_IP_DELAY_MS: 'perIpDelayMs',
   PER_IP_CONCURRENCY: 'perIpConcurrency',
@@ -78,6 +79,7 @@ const DEFAULTS = {
   robotsRetryMs: 300_000,
   robotsMaxRetries: 12,
   adaptiveDelayFactor: 0,
+  adaptiveDelay: false,
   maxDelayMs: 120_000,
   perIpDelayMs: 0,
   perIpConcurrency: 0,
@@ -126,6 +128,7 @@ interface SettingOptionsContract {
   robotsRetryMs?: number;
   robotsMaxRetries?: number;
   adaptiveDelayFactor?: number;
+  adaptiveDelay?: boolean;
   maxDelayMs?: number;
   perIpDelayMs?: number;
   perIpConcurrency?: number;

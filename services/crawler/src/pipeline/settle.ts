@@ -120,6 +120,8 @@ export class Settler {
       sent: why.sent ?? true,
     };
     if (outcome?.retryAfterMs !== undefined) fail.retryAfterMs = Math.round(outcome.retryAfterMs);
+    // Feeds the adaptive delay: a slow 5xx or timeout raises it more than a quick one.
+    if (outcome) fail.durationMs = durationOf(outcome);
     let result: CrawlOutcome;
     let errorCode = why.code;
     let message = why.message;
