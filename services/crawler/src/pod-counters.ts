@@ -20,6 +20,7 @@ export class PodCounters implements LeaseCounts {
   robotsDisallowed = 0;
   robotsDeferred = 0;
   gapReleases = 0;
+  notModified = 0;
   robotsFilteredLinks = 0;
   robotsLoads = { memory: 0, 'shared-cache': 0, fetch: 0 };
   redirects = 0;
@@ -49,6 +50,7 @@ export class PodCounters implements LeaseCounts {
       robotsDisallowed: this.robotsDisallowed,
       robotsDeferred: this.robotsDeferred,
       gapReleases: this.gapReleases,
+      notModified: this.notModified,
       robotsFilteredLinks: this.robotsFilteredLinks,
       robotsLoads: { ...this.robotsLoads },
       redirects: this.redirects,

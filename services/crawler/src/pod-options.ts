@@ -56,6 +56,8 @@ export interface PodStats {
    * host's robots.txt request (no result written; the URL is claimed again at its slot).
    */
   gapReleases: number;
+  /** Conditional refetches answered 304 Not Modified (unchanged, no body). */
+  notModified: number;
   /** Same-origin links dropped before enqueue because robots.txt disallows them. */
   robotsFilteredLinks: number;
   /** robots.txt answers by source. */
