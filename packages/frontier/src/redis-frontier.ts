@@ -20,6 +20,7 @@ import { type FrontierOptions, resolveOptions } from './options.js';
 import { Ownership } from './ownership.js';
 import { defineScripts } from './scripts.js';
 import type {
+  BlockTarget,
   ClaimRequest,
   ClaimResult,
   CompleteResult,
@@ -260,6 +261,16 @@ export class RedisFrontier {
   /** Lets claims from a paused domain resume. */
   resume(domain: string): Promise<void> {
     return this.#admin.setPaused(domain, false);
+  }
+
+  /**
+   * Keeps a host (`{ host }`, its domain from the host) or a whole domain (`{ domain }`)
+   * from being asked until `untilMs` (epoch ms, compared with Redis time; 0 lifts the
+   * block). URLFrontier's BlockQueueUntil. Unlike {@link pause} it ends by itself; leases
+   * already out finish normally. Kept with the domain: survives restarts and handoffs.
+   */
+  blockUntil(target: BlockTarget, untilMs: number): Promise<void> {
+    return this.#admin.blockUntil(target, untilMs);
   }
 
   /**

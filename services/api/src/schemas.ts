@@ -327,6 +327,10 @@ export const domainResponse = {
     domain: { type: 'string' },
     owner: { type: ['string', 'null'] },
     paused: { type: 'boolean' },
+    blockedUntilMs: {
+      ...integer,
+      description: 'epoch ms until which the domain is blocked; 0 = not',
+    },
     hostCount: integer,
     hosts: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
     deadLettersKept: integer,

@@ -12,6 +12,7 @@ import { ApiOptionsError } from './errors.js';
 import { ApiMetrics } from './metrics.js';
 import { registerClusterRoutes } from './routes/cluster.js';
 import { registerDomainRoutes } from './routes/domains.js';
+import { registerHostControlRoutes } from './routes/host-controls.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerSeedRoutes } from './routes/seeds.js';
 import { StatsReader } from './stats-reader.js';
@@ -130,6 +131,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   registerOpsRoutes(app, ctx);
   registerClusterRoutes(app, ctx);
   registerDomainRoutes(app, ctx);
+  registerHostControlRoutes(app, ctx);
   registerSeedRoutes(app, ctx);
   return app;
 }

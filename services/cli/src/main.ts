@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
 import { registerDeadLetterCommand } from './commands/dead-letters.js';
+import { registerDelayCommand } from './commands/delay.js';
 import { registerDomainCommands } from './commands/domains.js';
 import { registerLocalClusterCommands } from './commands/local-cluster.js';
 import { registerPauseCommands } from './commands/pause.js';
@@ -41,6 +42,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerDomainCommands(program, ctx);
   registerDeadLetterCommand(program, ctx);
   registerPauseCommands(program, ctx);
+  registerDelayCommand(program, ctx);
   registerLocalClusterCommands(program, ctx);
   // exitOverride on every command: errors come back to `run` instead of process.exit.
   const override = (command: Command): void => {

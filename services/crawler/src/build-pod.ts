@@ -16,6 +16,7 @@ import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
 import { FrontierWatch } from './frontier-watch.js';
 import { IdleExit } from './idle-exit.js';
+import { HostAndIpGate, IpGate } from './ip-gate.js';
 import { LinkExtractor, LinkScope } from './links.js';
 import { logMembershipEvents } from './membership-log.js';
 import { ClassifyStage } from './pipeline/classify.js';
@@ -51,6 +52,8 @@ export interface PodParts {
   fetcher: Fetcher;
   robots: RobotsLoader;
   gate: SendGate;
+  /** The cluster-wide per-IP gate; `undefined` when per-IP politeness is off. */
+  ipGate: IpGate | undefined;
   results: ResultSink;
   counters: PodCounters;
   enqueuer: LinkEnqueuer;
@@ -100,6 +103,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     defaultDelayMs: s.minDelayMs,
     defaultConcurrency: s.perHostConcurrency,
     adaptiveDelayFactor: s.adaptiveDelayFactor,
+    adaptiveDelay: s.adaptiveDelay,
     maxDelayMs: s.maxDelayMs,
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,
@@ -158,7 +162,19 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     adaptiveDelayFactor: s.adaptiveDelayFactor,
     maxDelayMs: s.maxDelayMs,
   });
-  const robotsGate = new RobotsGate(gate, closing.signal);
+  const ipGate = buildIpGate(options, s, log);
+  // Pages and robots.txt requests take the host's pass, then (with per-IP politeness) the pass
+  // of the address the pod's DNS cache resolves the host to.
+  const sendGate = ipGate
+    ? new HostAndIpGate(gate, ipGate, async (host) => {
+        try {
+          return (await dns.resolve(host))[0]?.address;
+        } catch {
+          return undefined;
+        }
+      })
+    : gate;
+  const robotsGate = new RobotsGate(sendGate, closing.signal);
   const robots = new RobotsLoader({
     fetcher,
     sharedCache: new RedisRobotsCache({ redis: options.redis, prefix: s.prefix }),
@@ -203,7 +219,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       maxCrawlDelayMs: s.maxCrawlDelayMs,
       robotsMaxRetries: s.robotsMaxRetries,
     }),
-    new SendGateStage(gate),
+    new SendGateStage(sendGate),
     new FetchStage(fetcher),
     new ClassifyStage(),
     new DiscoverLinksStage({
@@ -261,6 +277,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     fetcher,
     robots,
     gate,
+    ipGate,
     results,
     counters,
     enqueuer,
@@ -276,6 +293,21 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       stopLogging?.();
     },
   };
+}
+
+/** The per-IP gate when `perIpDelayMs` or `perIpConcurrency` asks for one. */
+function buildIpGate(options: CrawlerPodOptions, s: PodSettings, log: Logger): IpGate | undefined {
+  if (s.perIpDelayMs === 0 && s.perIpConcurrency === 0) return undefined;
+  return new IpGate({
+    redis: options.redis,
+    prefix: s.prefix,
+    pod: s.podId,
+    delayMs: s.perIpDelayMs,
+    concurrency: s.perIpConcurrency,
+    // A pass outlives any request it covers (connect + the whole fetch), then stops counting.
+    passLifetimeMs: s.connectTimeoutMs + s.fetchTimeoutMs + 10_000,
+    onError: (error, operation) => log.warn({ err: error, operation }, 'per-IP gate call failed'),
+  });
 }
 
 /**

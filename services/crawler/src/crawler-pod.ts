@@ -193,6 +193,7 @@ export class CrawlerPod {
       emptyClaims: loop.emptyClaims,
       wakes: loop.wakes,
       gate: this.#p.gate.stats(),
+      ipGate: this.#p.ipGate?.stats() ?? { waits: 0, delayedMs: 0, errors: 0 },
       results: { written: results.written, errors: results.errors },
       faults: this.#faults(),
     };

@@ -56,6 +56,8 @@ export interface PodStats {
    * host's robots.txt request (no result written; the URL is claimed again at its slot).
    */
   gapReleases: number;
+  /** Conditional refetches answered 304 Not Modified (unchanged, no body). */
+  notModified: number;
   /** Same-origin links dropped before enqueue because robots.txt disallows them. */
   robotsFilteredLinks: number;
   /** robots.txt answers by source. */
@@ -72,6 +74,8 @@ export interface PodStats {
   emptyClaims: number;
   wakes: number;
   gate: { waits: number; delayedMs: number; hosts: number };
+  /** The per-IP gate (`perIpDelayMs`/`perIpConcurrency`); zeros when it is off. */
+  ipGate: { waits: number; delayedMs: number; errors: number };
   results: { written: number; errors: number };
   /**
    * Background failures that did not stop the pod (each one is logged where it happens):

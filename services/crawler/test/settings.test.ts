@@ -33,7 +33,10 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ROBOTS_RETRY_MS: 'robotsRetryMs',
   ROBOTS_MAX_RETRIES: 'robotsMaxRetries',
   ADAPTIVE_DELAY_FACTOR: 'adaptiveDelayFactor',
+  ADAPTIVE_DELAY: 'adaptiveDelay',
   MAX_DELAY_MS: 'maxDelayMs',
+  PER_IP_DELAY_MS: 'perIpDelayMs',
+  PER_IP_CONCURRENCY: 'perIpConcurrency',
   USER_AGENT: 'userAgentToken',
   CONTACT_URL: 'contactUrl',
   RESOLVE: 'resolve',
@@ -76,7 +79,10 @@ const DEFAULTS = {
   robotsRetryMs: 300_000,
   robotsMaxRetries: 12,
   adaptiveDelayFactor: 0,
+  adaptiveDelay: false,
   maxDelayMs: 120_000,
+  perIpDelayMs: 0,
+  perIpConcurrency: 0,
   userAgentToken: 'shardline',
   contactUrl: undefined,
   resolve: [],
@@ -122,7 +128,10 @@ interface SettingOptionsContract {
   robotsRetryMs?: number;
   robotsMaxRetries?: number;
   adaptiveDelayFactor?: number;
+  adaptiveDelay?: boolean;
   maxDelayMs?: number;
+  perIpDelayMs?: number;
+  perIpConcurrency?: number;
   userAgentToken?: string;
   contactUrl?: string;
   resolve?: string[];
