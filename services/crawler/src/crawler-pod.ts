@@ -83,6 +83,9 @@ export class CrawlerPod {
       { pod: this.id, userAgent: this.userAgent, results: this.resultsStreamKey },
       'pod starting',
     );
+    // Before the first claim: repair a crashed run's WARC files, load the page handler.
+    await this.#p.archive?.start();
+    await this.#p.loadHandler();
     await this.#join();
     if (this.#stopped) return; // stop() came while joining
     await this.#p.loop.start();
@@ -140,6 +143,11 @@ export class CrawlerPod {
     p.unsubscribe();
     if (this.membership && this.#joined) await this.#leave(this.membership, graceful);
     await p.results.close();
+    await p.items?.close();
+    // Every lease is settled and robots.txt loads aborted: the last records are in.
+    await p.archive?.close().catch((error: unknown) => {
+      p.log.error({ err: error }, 'WARC close failed');
+    });
     await p.fetcher.close().catch((error: unknown) => {
       p.log.warn({ err: error }, 'fetcher close failed');
     });
@@ -186,6 +194,7 @@ export class CrawlerPod {
       gate: this.#p.gate.stats(),
       results: { written: results.written, errors: results.errors },
       faults: this.#faults(),
+      ...(this.#p.archive ? { warc: this.#p.archive.stats() } : {}),
     };
   }
 

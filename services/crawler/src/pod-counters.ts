@@ -7,7 +7,7 @@ import type { PodStats } from './pod-options.js';
 /** The part of {@link PodStats} the lease pipeline counts. */
 export type LeaseCounts = Omit<
   PodStats,
-  'pod' | 'inFlight' | 'claims' | 'emptyClaims' | 'wakes' | 'gate' | 'results' | 'faults'
+  'pod' | 'inFlight' | 'claims' | 'emptyClaims' | 'wakes' | 'gate' | 'results' | 'faults' | 'warc'
 >;
 
 /** Mutable counters; see {@link PodStats} for what each means. */
@@ -27,6 +27,8 @@ export class PodCounters implements LeaseCounts {
   linksQueued = 0;
   errors: Record<string, number> = {};
   bounds: Record<string, number> = {};
+  items = 0;
+  handlerErrors = 0;
 
   /** One more outcome with error code `code`. */
   countError(code: string): void {
@@ -42,6 +44,8 @@ export class PodCounters implements LeaseCounts {
   snapshot(): LeaseCounts {
     return {
       fetched: this.fetched,
+      items: this.items,
+      handlerErrors: this.handlerErrors,
       retried: this.retried,
       dead: this.dead,
       released: this.released,

@@ -12,9 +12,12 @@ import type { LeaseStage, Settlement } from './stage.js';
 export class FetchStage implements LeaseStage {
   readonly name = 'fetch';
   readonly #fetcher: Pick<Fetcher, 'fetch'>;
+  // An archive or a page handler wants every body, not only HTML ones.
+  readonly #keepAllBodies: boolean;
 
-  constructor(fetcher: Pick<Fetcher, 'fetch'>) {
+  constructor(fetcher: Pick<Fetcher, 'fetch'>, options: { keepAllBodies?: boolean } = {}) {
     this.#fetcher = fetcher;
+    this.#keepAllBodies = options.keepAllBodies ?? false;
   }
 
   async run(ctx: LeaseContext): Promise<Settlement | undefined> {
@@ -24,7 +27,7 @@ export class FetchStage implements LeaseStage {
       ctx.outcome = await this.#fetcher.fetch(ctx.lease.url, {
         signal: ctx.signal,
         onSent: pass.sent,
-        keepBody: sitemap ? 'always' : 'html',
+        keepBody: sitemap || this.#keepAllBodies ? 'always' : 'html',
         // The protocol's 50 MiB; a gzip body is inflated later under the same cap.
         ...(sitemap ? { maxBodyBytes: SITEMAP_MAX_BYTES } : {}),
       });
