@@ -5,7 +5,7 @@
  * and then from shardline's own install; without tsx the error says what to install.
  */
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CrawlerError, CrawlerErrorCode } from '../errors.js';
 import type { PageHandler } from './page-api.js';
@@ -47,13 +47,16 @@ type TsImport = (specifier: string, parent: string) => Promise<unknown>;
 
 async function tsImporter(file: string): Promise<TsImport> {
   for (const base of [join(process.cwd(), 'package.json'), import.meta.url]) {
+    let api: string;
     try {
-      const api = createRequire(base).resolve('tsx/esm/api');
-      const { tsImport } = (await import(pathToFileURL(api).href)) as { tsImport: TsImport };
-      return tsImport;
+      // tsx's ESM entry of its API (`require.resolve` would pick the CommonJS one).
+      const manifest = createRequire(base).resolve('tsx/package.json');
+      api = join(dirname(manifest), 'dist', 'esm', 'api', 'index.mjs');
     } catch {
-      // Not installed there: try the next place.
+      continue; // Not installed there: try the next place.
     }
+    const { tsImport } = (await import(pathToFileURL(api).href)) as { tsImport: TsImport };
+    return tsImport;
   }
   throw new CrawlerError(
     CrawlerErrorCode.CONFIG,
