@@ -12,6 +12,7 @@ import { registerRingCommands } from './commands/ring.js';
 import { registerRingShowCommand } from './commands/ring-show.js';
 import { registerSeedCommand } from './commands/seed.js';
 import { registerStatsCommands } from './commands/stats.js';
+import { registerWarcCommands } from './commands/warc.js';
 import { loadConfig } from './config.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
@@ -43,6 +44,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerDeadLetterCommand(program, ctx);
   registerPauseCommands(program, ctx);
   registerDelayCommand(program, ctx);
+  registerWarcCommands(program);
   registerLocalClusterCommands(program, ctx);
   // exitOverride on every command: errors come back to `run` instead of process.exit.
   const override = (command: Command): void => {

@@ -5,23 +5,30 @@
  * scope, result sink, the lease pipeline and the work loop. `CrawlerPod` runs what this builds.
  */
 import { setMaxListeners } from 'node:events';
+import { createRequire } from 'node:module';
 import { DnsCache } from '@shardline/dns';
 import { type FrontierError, RedisFrontier } from '@shardline/frontier';
 import { type Assignment, Membership } from '@shardline/membership';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
+import { PodArchive } from './archive/pod-archive.js';
 import { Batcher } from './batcher.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
 import { FrontierWatch } from './frontier-watch.js';
+import { type ItemRecord, itemSink } from './handlers/items.js';
+import { loadHandler } from './handlers/load-handler.js';
+import type { PageHandler } from './handlers/page-api.js';
 import { IdleExit } from './idle-exit.js';
 import { HostAndIpGate, IpGate } from './ip-gate.js';
 import { LinkExtractor, LinkScope } from './links.js';
 import { logMembershipEvents } from './membership-log.js';
+import { ArchiveStage } from './pipeline/archive-stage.js';
 import { ClassifyStage } from './pipeline/classify.js';
 import { DiscoverLinksStage } from './pipeline/discover-links.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
+import { HandlerStage } from './pipeline/handler-stage.js';
 import { LeasePipeline } from './pipeline/lease-pipeline.js';
 import { LinkEnqueuer } from './pipeline/link-enqueuer.js';
 import { LinkFilter } from './pipeline/link-filter.js';
@@ -42,6 +49,10 @@ import type { PodSettings } from './settings.js';
 import { resolvePodSettings } from './settings-resolve.js';
 import { WorkLoop, type WorkLoopOptions } from './work-loop.js';
 
+/** The crawler's version (the `warcinfo` record's software). */
+const CRAWLER_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
+
 /** What a pod is made of. */
 export interface PodParts {
   settings: PodSettings;
@@ -55,6 +66,12 @@ export interface PodParts {
   /** The cluster-wide per-IP gate; `undefined` when per-IP politeness is off. */
   ipGate: IpGate | undefined;
   results: ResultSink;
+  /** The WARC archive; `undefined` without `warcDir` or with `noWarc`. */
+  archive: PodArchive | undefined;
+  /** The items sink, when there is a page handler. */
+  items: ResultSink<ItemRecord> | undefined;
+  /** Loads the page handler module (`handler`) when the pod starts; a no-op otherwise. */
+  loadHandler: () => Promise<void>;
   counters: PodCounters;
   enqueuer: LinkEnqueuer;
   completer: Batcher<CompleteItem, FrontierError | null>;
@@ -175,11 +192,34 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       })
     : gate;
   const robotsGate = new RobotsGate(sendGate, closing.signal);
+  const archive =
+    s.warcDir === undefined || s.noWarc
+      ? undefined
+      : new PodArchive({
+          dir: s.warcDir,
+          pod: s.podId,
+          maxFileBytes: s.warcMaxBytes,
+          info: {
+            software: `shardline/${CRAWLER_VERSION}`,
+            format: 'WARC File Format 1.1',
+            conformsTo:
+              'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
+            pod: s.podId,
+            'http-header-user-agent': fetcher.userAgent,
+            robots: `obey (RFC 9309, token ${s.userAgentToken})`,
+          },
+          requestHeaders: fetcher.requestHeaders,
+          dns,
+          logger: log,
+        });
   const robots = new RobotsLoader({
     fetcher,
     sharedCache: new RedisRobotsCache({ redis: options.redis, prefix: s.prefix }),
     beforeFetch: robotsGate.beforeFetch,
-    onFetch: robotsGate.onFetch,
+    onFetch: (hop) => {
+      robotsGate.onFetch(hop);
+      archive?.archiveInBackground(hop.outcome);
+    },
     unreachableRetryMs: s.robotsRetryMs,
     signal: closing.signal,
   });
@@ -190,6 +230,17 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     ...(s.resultsJsonl === undefined ? {} : { jsonlPath: s.resultsJsonl }),
   });
   const counters = new PodCounters();
+  // The page handler: the pod option, or the module `handler` names, loaded at start.
+  let handler: PageHandler | undefined = options.pageHandler;
+  const wantsHandler = handler !== undefined || s.handler !== undefined;
+  const items = wantsHandler
+    ? itemSink({
+        redis: options.redis,
+        streamKey: s.itemsStreamKey,
+        maxLen: s.itemsMaxLen,
+        jsonlPath: s.itemsJsonl,
+      })
+    : undefined;
   const enqueuer = new LinkEnqueuer({ frontier: writes, pod: s.podId, onWoken: poke });
   const completer = new Batcher((items: CompleteItem[]) => writes.completeMany(items), 3, 200);
   const links = new LinkFilter({
@@ -204,8 +255,9 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     counters,
   });
   const enqueue = enqueuer.add.bind(enqueuer);
-  // The pod's lease pipeline. Page handlers and an archive stage go between classify and
-  // discover-links: the response is one to keep there, and nothing is settled yet.
+  // The pod's lease pipeline. The archive stage right after the fetch (every response is kept,
+  // errors and redirects too), the page handler after classify (pages that completed), both
+  // before discover-links and the settlement.
   const stages: LeaseStage[] = [
     new VetAddressStage(dns),
     new RobotsStage({
@@ -220,8 +272,23 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       robotsMaxRetries: s.robotsMaxRetries,
     }),
     new SendGateStage(sendGate),
-    new FetchStage(fetcher),
+    new FetchStage(fetcher, { keepAllBodies: archive !== undefined || wantsHandler }),
+    ...(archive ? [new ArchiveStage(archive)] : []),
     new ClassifyStage(),
+    ...(items
+      ? [
+          new HandlerStage({
+            handler: () => handler!,
+            timeoutMs: s.handlerTimeoutMs,
+            pod: s.podId,
+            items,
+            links,
+            enqueue,
+            counters,
+            logger: log,
+          }),
+        ]
+      : []),
     new DiscoverLinksStage({
       extractor: new LinkExtractor({
         userAgentToken: s.userAgentToken,
@@ -279,6 +346,11 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     gate,
     ipGate,
     results,
+    archive,
+    items,
+    loadHandler: async () => {
+      if (handler === undefined && s.handler !== undefined) handler = await loadHandler(s.handler);
+    },
     counters,
     enqueuer,
     completer,

@@ -85,6 +85,9 @@ export class CrawlerPod {
     );
     // The frontier's identity first (created on a new frontier; waits while Redis is full).
     await this.#p.faults.retryOnOom('frontier identity', () => this.#p.watch.start());
+    // Before the first claim: repair a crashed run's WARC files, load the page handler.
+    await this.#p.archive?.start();
+    await this.#p.loadHandler();
     await this.#join();
     if (this.#stopped) return; // stop() came while joining
     await this.#p.loop.start();
@@ -149,6 +152,11 @@ export class CrawlerPod {
     p.unsubscribe();
     if (this.membership && this.#joined) await this.#leave(this.membership, graceful);
     await p.results.close();
+    await p.items?.close();
+    // Every lease is settled and robots.txt loads aborted: the last records are in.
+    await p.archive?.close().catch((error: unknown) => {
+      p.log.error({ err: error }, 'WARC close failed');
+    });
     await p.fetcher.close().catch((error: unknown) => {
       p.log.warn({ err: error }, 'fetcher close failed');
     });
@@ -196,6 +204,7 @@ export class CrawlerPod {
       ipGate: this.#p.ipGate?.stats() ?? { waits: 0, delayedMs: 0, errors: 0 },
       results: { written: results.written, errors: results.errors },
       faults: this.#faults(),
+      ...(this.#p.archive ? { warc: this.#p.archive.stats() } : {}),
     };
   }
 

@@ -61,6 +61,14 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   RESULTS_STREAM: 'resultsStreamKey',
   RESULTS_MAX_LEN: 'resultsMaxLen',
   RESULTS_JSONL: 'resultsJsonl',
+  WARC_DIR: 'warcDir',
+  NO_WARC: 'noWarc',
+  WARC_MAX_BYTES: 'warcMaxBytes',
+  HANDLER: 'handler',
+  HANDLER_TIMEOUT_MS: 'handlerTimeoutMs',
+  ITEMS_STREAM: 'itemsStreamKey',
+  ITEMS_MAX_LEN: 'itemsMaxLen',
+  ITEMS_JSONL: 'itemsJsonl',
   EXIT_WHEN_IDLE: 'exitWhenIdle',
   STOP_GRACE_MS: 'stopGraceMs',
 };
@@ -107,6 +115,14 @@ const DEFAULTS = {
   resultsStreamKey: 'sl:results',
   resultsMaxLen: 1_000_000,
   resultsJsonl: undefined,
+  warcDir: undefined,
+  noWarc: false,
+  warcMaxBytes: 1_073_741_824,
+  handler: undefined,
+  handlerTimeoutMs: 30_000,
+  itemsStreamKey: 'sl:items',
+  itemsMaxLen: 1_000_000,
+  itemsJsonl: undefined,
   exitWhenIdle: undefined,
   stopGraceMs: 10_000,
   minClaimIntervalMs: 10,
@@ -156,6 +172,14 @@ interface SettingOptionsContract {
   resultsStreamKey?: string;
   resultsMaxLen?: number;
   resultsJsonl?: string;
+  warcDir?: string;
+  noWarc?: boolean;
+  warcMaxBytes?: number;
+  handler?: string;
+  handlerTimeoutMs?: number;
+  itemsStreamKey?: string;
+  itemsMaxLen?: number;
+  itemsJsonl?: string;
   exitWhenIdle?: boolean | { graceMs?: number };
   stopGraceMs?: number;
   minClaimIntervalMs?: number;
@@ -262,7 +286,7 @@ describe('the settings table', () => {
       keyof typeof POD_SETTINGS | keyof PodLiveOptions
     >();
     expectTypeOf<keyof PodLiveOptions>().toEqualTypeOf<
-      'redis' | 'subscriber' | 'assignment' | 'logger'
+      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler'
     >();
   });
 });

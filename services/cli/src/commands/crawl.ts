@@ -14,6 +14,7 @@ import {
   CrawlerErrorCode,
   type CrawlerPod,
   loadConfig,
+  type PodSettingOptions,
   PROCESS_SETTINGS,
   parseClusterNodes,
   runPod,
@@ -68,7 +69,7 @@ export function registerCrawlCommand(program: Command): void {
     .option(`--${healthPort.flag} <n>`, settingHelp(healthPort), intFlag(healthPort.flag))
     .option(
       '--data-dir <dir>',
-      'shardline state directory; the embedded Redis keeps its data in <data-dir>/redis',
+      'shardline state directory: the embedded Redis keeps its data in <data-dir>/redis, WARC files go to <data-dir>/warc',
       './.shardline',
     )
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', intFlag('redis-port'))
@@ -80,6 +81,12 @@ export function registerCrawlCommand(program: Command): void {
       await runCrawl(seeds, flags);
     },
   );
+}
+
+/** `shardline crawl` archives by default: WARC files in <data-dir>/warc unless told otherwise. */
+function withWarcDefault(settings: PodSettingOptions, dataDir: string): PodSettingOptions {
+  if (settings.warcDir !== undefined || settings.noWarc) return settings;
+  return { ...settings, warcDir: join(dataDir, 'warc') };
 }
 
 /** A bad variable or option is a usage error (one line, status 2); anything else stays. */
@@ -145,7 +152,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
   }
   try {
     await runPod({
-      settings: { ...config.pod, ...podOptionsFromFlags(flags) },
+      settings: withWarcDefault({ ...config.pod, ...podOptionsFromFlags(flags) }, flags.dataDir),
       redis: target,
       healthPort: flags.healthPort ?? config.healthPort,
       logger,
