@@ -37,6 +37,7 @@ interface CrawlFlags {
   redisUrl?: string;
   redisCluster?: string;
   healthPort?: number;
+  redisConnectTimeoutMs?: number;
   dataDir: string;
   redisPort?: number;
   seedsFile?: string;
@@ -61,13 +62,19 @@ export function progressLine(
 
 /** Registers `shardline crawl`. */
 export function registerCrawlCommand(program: Command): void {
-  const { redisUrl, redisClusterNodes, healthPort, logLevel } = PROCESS_SETTINGS;
+  const { redisUrl, redisClusterNodes, healthPort, logLevel, redisConnectTimeoutMs } =
+    PROCESS_SETTINGS;
   const command = program
     .command('crawl')
     .description('run a crawler pod (starts an embedded redis-server when no Redis is configured)')
     .argument('[seeds...]', 'seed URLs to enqueue before crawling')
     .option(`--${redisUrl.flag} <url>`, settingHelp(redisUrl))
     .option(`--${redisClusterNodes.flag} <nodes>`, settingHelp(redisClusterNodes))
+    .option(
+      `--${redisConnectTimeoutMs.flag} <ms>`,
+      settingHelp(redisConnectTimeoutMs),
+      intFlag(redisConnectTimeoutMs.flag),
+    )
     .option(`--${healthPort.flag} <n>`, settingHelp(healthPort), intFlag(healthPort.flag))
     .option(
       '--data-dir <dir>',
@@ -87,6 +94,9 @@ export function registerCrawlCommand(program: Command): void {
 
 /** A bad variable or option is a usage error (one line, status 2); anything else stays. */
 function usage(error: unknown): unknown {
+  if (error instanceof CrawlerError && error.code === CrawlerErrorCode.REDIS_UNREACHABLE) {
+    return new CliError(CliErrorCode.REDIS_UNREACHABLE, error.message);
+  }
   const bad =
     error instanceof CrawlerError &&
     (error.code === CrawlerErrorCode.CONFIG || error.code === CrawlerErrorCode.INVALID_OPTION);
@@ -164,6 +174,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
     await runPod({
       settings: { ...config.pod, ...podOptionsFromFlags(flags) },
       redis: target,
+      redisConnectTimeoutMs: flags.redisConnectTimeoutMs ?? config.redisConnectTimeoutMs,
       healthPort: flags.healthPort ?? config.healthPort,
       logger,
       beforeStart: async (pod) => {
