@@ -402,6 +402,11 @@ function duplicateSubscriber(redis: Redis | Cluster, log: Logger): Redis | Clust
   const duplicate = redis.isCluster
     ? (redis as Cluster).duplicate()
     : (redis as Redis).duplicate({ enableReadyCheck: false });
-  duplicate.on('error', (error) => log.warn({ err: error }, 'wake subscriber error'));
+  // Connection errors are the main client's to report (one line per backoff step).
+  duplicate.on('error', (error: NodeJS.ErrnoException) => {
+    if (typeof error.code === 'string' && error.code.startsWith('E')) {
+      log.debug({ code: error.code }, 'wake subscriber: connection error');
+    } else log.warn({ err: error }, 'wake subscriber error');
+  });
   return duplicate;
 }

@@ -204,7 +204,13 @@ describe('the settings table', () => {
       expect(byEnv.get(env), env).toBe(option);
     }
     const processEnv = Object.values(PROCESS_SETTINGS).map((s) => s.env);
-    expect(processEnv).toEqual(['REDIS_URL', 'REDIS_CLUSTER_NODES', 'HEALTH_PORT', 'LOG_LEVEL']);
+    expect(processEnv).toEqual([
+      'REDIS_URL',
+      'REDIS_CLUSTER_NODES',
+      'REDIS_CONNECT_TIMEOUT_MS',
+      'HEALTH_PORT',
+      'LOG_LEVEL',
+    ]);
   });
 
   it('spells names one way: unique env and flags, units in the option name', () => {
