@@ -15,6 +15,7 @@ import { registerDomainRoutes } from './routes/domains.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerSeedRoutes } from './routes/seeds.js';
 import { StatsReader } from './stats-reader.js';
+import { installValidation } from './validation.js';
 
 /** Options of {@link createApiServer}. */
 export interface ApiServerOptions {
@@ -73,11 +74,10 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: maxBodyBytes,
-    // Report every problem of a request, and refuse unknown fields instead of dropping them.
-    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
   });
   // JSON only: a text/plain body is refused with 415 instead of failing validation.
   app.removeContentTypeParser('text/plain');
+  installValidation(app);
   installErrorHandlers(app, options.redis, maxBodyBytes);
 
   const reader = new StatsReader(options.frontier.inspector, options.cluster);
