@@ -73,6 +73,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
 
   const app = Fastify({
     logger: options.logger ?? false,
+    // Logged by the onResponse hook below: the dashboard's polls at debug, changes at info.
+    disableRequestLogging: true,
     bodyLimit: maxBodyBytes,
   });
   // JSON only: a text/plain body is refused with 415 instead of failing validation.
@@ -95,6 +97,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   };
 
   app.addHook('onResponse', async (request, reply) => {
+    const read = request.method === 'GET' || request.method === 'HEAD';
+    request.log[read ? 'debug' : 'info'](
+      {
+        method: request.method,
+        url: request.url.slice(0, 200),
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
     metrics.requestDuration.observe(
       {
         method: request.method,
