@@ -230,6 +230,17 @@ export class RedisFrontier {
   }
 
   /**
+   * Forgets a pod that left: drops it from the pods set (so reindex, reclaim and the
+   * stats readers stop visiting it) and deletes its due index, index bookkeeping and
+   * counters — only when its due index is empty (returns false otherwise, changing
+   * nothing). The global counters keep what it did. The membership layer calls this once a
+   * departed pod has held nothing for its retention period.
+   */
+  forgetPod(pod: string): Promise<boolean> {
+    return this.#ownership.forgetPod(pod);
+  }
+
+  /**
    * Puts every host of a domain in its current owner's due index and removes it from
    * every other pod's (membership handoff; also repairs an index after a crash). A
    * recently pinned entry in another pod's index stays there until its pin ends (then one
