@@ -24,6 +24,7 @@ export type {
 } from './options.js';
 export { RedisFrontier } from './redis-frontier.js';
 export type {
+  BlockTarget,
   CanonicalizeOptions,
   ClaimRequest,
   ClaimResult,

@@ -120,6 +120,18 @@ export class Ownership {
     await this.#index.apply(updates);
   }
 
+  /** See `RedisFrontier.forgetPod`. */
+  async forgetPod(pod: string): Promise<boolean> {
+    checkPod(pod);
+    const { redis, keys } = this.#ctx;
+    if ((await redis.zcard(keys.due(pod))) > 0) return false;
+    // The pods set lives in another slot than the pod's keys: two commands, set first, so a
+    // pod is never listed without its keys being readable (an empty index reads as 0).
+    await redis.srem(keys.pods(), pod);
+    await redis.del(keys.due(pod), keys.dueMeta(pod), keys.podStats(pod));
+    return true;
+  }
+
   /** See `RedisFrontier.handOff`. */
   async handOff(fromPod: string): Promise<number> {
     const domains = await this.#inspector.queuedDomainsOf(fromPod);

@@ -20,6 +20,7 @@ import { type FrontierOptions, resolveOptions } from './options.js';
 import { Ownership } from './ownership.js';
 import { defineScripts } from './scripts.js';
 import type {
+  BlockTarget,
   ClaimRequest,
   ClaimResult,
   CompleteResult,
@@ -229,6 +230,17 @@ export class RedisFrontier {
   }
 
   /**
+   * Forgets a pod that left: drops it from the pods set (so reindex, reclaim and the
+   * stats readers stop visiting it) and deletes its due index, index bookkeeping and
+   * counters — only when its due index is empty (returns false otherwise, changing
+   * nothing). The global counters keep what it did. The membership layer calls this once a
+   * departed pod has held nothing for its retention period.
+   */
+  forgetPod(pod: string): Promise<boolean> {
+    return this.#ownership.forgetPod(pod);
+  }
+
+  /**
    * Puts every host of a domain in its current owner's due index and removes it from
    * every other pod's (membership handoff; also repairs an index after a crash). A
    * recently pinned entry in another pod's index stays there until its pin ends (then one
@@ -260,6 +272,16 @@ export class RedisFrontier {
   /** Lets claims from a paused domain resume. */
   resume(domain: string): Promise<void> {
     return this.#admin.setPaused(domain, false);
+  }
+
+  /**
+   * Keeps a host (`{ host }`, its domain from the host) or a whole domain (`{ domain }`)
+   * from being asked until `untilMs` (epoch ms, compared with Redis time; 0 lifts the
+   * block). URLFrontier's BlockQueueUntil. Unlike {@link pause} it ends by itself; leases
+   * already out finish normally. Kept with the domain: survives restarts and handoffs.
+   */
+  blockUntil(target: BlockTarget, untilMs: number): Promise<void> {
+    return this.#admin.blockUntil(target, untilMs);
   }
 
   /**

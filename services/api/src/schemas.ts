@@ -145,6 +145,7 @@ export const podsResponse = {
         type: 'object',
         required: [
           'id',
+          'state',
           'member',
           'alive',
           'weight',
@@ -157,6 +158,12 @@ export const podsResponse = {
         ],
         properties: {
           id: { type: 'string' },
+          state: {
+            type: 'string',
+            enum: ['alive', 'expired', 'departed'],
+            description:
+              'alive: session current; expired: session lapsed, about to be reclaimed; departed: left the membership, listed until forgotten (its due index empty for the retention period)',
+          },
           member: { type: 'boolean', description: 'in the current membership' },
           alive: { type: 'boolean' },
           weight: count,
@@ -327,6 +334,10 @@ export const domainResponse = {
     domain: { type: 'string' },
     owner: { type: ['string', 'null'] },
     paused: { type: 'boolean' },
+    blockedUntilMs: {
+      ...integer,
+      description: 'epoch ms until which the domain is blocked; 0 = not',
+    },
     hostCount: integer,
     hosts: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
     deadLettersKept: integer,

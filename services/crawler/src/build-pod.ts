@@ -5,22 +5,30 @@
  * scope, result sink, the lease pipeline and the work loop. `CrawlerPod` runs what this builds.
  */
 import { setMaxListeners } from 'node:events';
+import { createRequire } from 'node:module';
 import { DnsCache } from '@shardline/dns';
 import { type FrontierError, RedisFrontier, RedisOomError } from '@shardline/frontier';
 import { type Assignment, Membership } from '@shardline/membership';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
+import { PodArchive } from './archive/pod-archive.js';
 import { Batcher } from './batcher.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
 import { FrontierWatch } from './frontier-watch.js';
+import { type ItemRecord, itemSink } from './handlers/items.js';
+import { loadHandler } from './handlers/load-handler.js';
+import type { PageHandler } from './handlers/page-api.js';
 import { IdleExit } from './idle-exit.js';
+import { HostAndIpGate, IpGate } from './ip-gate.js';
 import { LinkExtractor, LinkScope } from './links.js';
 import { logMembershipEvents } from './membership-log.js';
+import { ArchiveStage } from './pipeline/archive-stage.js';
 import { ClassifyStage } from './pipeline/classify.js';
 import { DiscoverLinksStage } from './pipeline/discover-links.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
+import { HandlerStage } from './pipeline/handler-stage.js';
 import { LeasePipeline } from './pipeline/lease-pipeline.js';
 import { LinkEnqueuer } from './pipeline/link-enqueuer.js';
 import { LinkFilter } from './pipeline/link-filter.js';
@@ -41,6 +49,10 @@ import type { PodSettings } from './settings.js';
 import { resolvePodSettings } from './settings-resolve.js';
 import { WorkLoop, type WorkLoopOptions } from './work-loop.js';
 
+/** The crawler's version (the `warcinfo` record's software). */
+const CRAWLER_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
+
 /** What a pod is made of. */
 export interface PodParts {
   settings: PodSettings;
@@ -51,7 +63,15 @@ export interface PodParts {
   fetcher: Fetcher;
   robots: RobotsLoader;
   gate: SendGate;
+  /** The cluster-wide per-IP gate; `undefined` when per-IP politeness is off. */
+  ipGate: IpGate | undefined;
   results: ResultSink;
+  /** The WARC archive; `undefined` without `warcDir` or with `noWarc`. */
+  archive: PodArchive | undefined;
+  /** The items sink, when there is a page handler. */
+  items: ResultSink<ItemRecord> | undefined;
+  /** Loads the page handler module (`handler`) when the pod starts; a no-op otherwise. */
+  loadHandler: () => Promise<void>;
   counters: PodCounters;
   enqueuer: LinkEnqueuer;
   completer: Batcher<CompleteItem, FrontierError | null>;
@@ -100,6 +120,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     defaultDelayMs: s.minDelayMs,
     defaultConcurrency: s.perHostConcurrency,
     adaptiveDelayFactor: s.adaptiveDelayFactor,
+    adaptiveDelay: s.adaptiveDelay,
     maxDelayMs: s.maxDelayMs,
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,
@@ -160,12 +181,47 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     adaptiveDelayFactor: s.adaptiveDelayFactor,
     maxDelayMs: s.maxDelayMs,
   });
-  const robotsGate = new RobotsGate(gate, closing.signal);
+  const ipGate = buildIpGate(options, s, log);
+  // Pages and robots.txt requests take the host's pass, then (with per-IP politeness) the pass
+  // of the address the pod's DNS cache resolves the host to.
+  const sendGate = ipGate
+    ? new HostAndIpGate(gate, ipGate, async (host) => {
+        try {
+          return (await dns.resolve(host))[0]?.address;
+        } catch {
+          return undefined;
+        }
+      })
+    : gate;
+  const robotsGate = new RobotsGate(sendGate, closing.signal);
+  const archive =
+    s.warcDir === undefined || s.noWarc
+      ? undefined
+      : new PodArchive({
+          dir: s.warcDir,
+          pod: s.podId,
+          maxFileBytes: s.warcMaxBytes,
+          info: {
+            software: `shardline/${CRAWLER_VERSION}`,
+            format: 'WARC File Format 1.1',
+            conformsTo:
+              'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
+            pod: s.podId,
+            'http-header-user-agent': fetcher.userAgent,
+            robots: `obey (RFC 9309, token ${s.userAgentToken})`,
+          },
+          requestHeaders: fetcher.requestHeaders,
+          dns,
+          logger: log,
+        });
   const robots = new RobotsLoader({
     fetcher,
     sharedCache: new RedisRobotsCache({ redis: options.redis, prefix: s.prefix }),
     beforeFetch: robotsGate.beforeFetch,
-    onFetch: robotsGate.onFetch,
+    onFetch: (hop) => {
+      robotsGate.onFetch(hop);
+      archive?.archiveInBackground(hop.outcome);
+    },
     unreachableRetryMs: s.robotsRetryMs,
     signal: closing.signal,
   });
@@ -176,6 +232,17 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     ...(s.resultsJsonl === undefined ? {} : { jsonlPath: s.resultsJsonl }),
   });
   const counters = new PodCounters();
+  // The page handler: the pod option, or the module `handler` names, loaded at start.
+  let handler: PageHandler | undefined = options.pageHandler;
+  const wantsHandler = handler !== undefined || s.handler !== undefined;
+  const items = wantsHandler
+    ? itemSink({
+        redis: options.redis,
+        streamKey: s.itemsStreamKey,
+        maxLen: s.itemsMaxLen,
+        jsonlPath: s.itemsJsonl,
+      })
+    : undefined;
   const enqueuer = new LinkEnqueuer({ frontier: writes, pod: s.podId, onWoken: poke });
   const completer = new Batcher((items: CompleteItem[]) => writes.completeMany(items), 3, 200);
   const links = new LinkFilter({
@@ -190,8 +257,9 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     counters,
   });
   const enqueue = enqueuer.add.bind(enqueuer);
-  // The pod's lease pipeline. Page handlers and an archive stage go between classify and
-  // discover-links: the response is one to keep there, and nothing is settled yet.
+  // The pod's lease pipeline. The archive stage right after the fetch (every response is kept,
+  // errors and redirects too), the page handler after classify (pages that completed), both
+  // before discover-links and the settlement.
   const stages: LeaseStage[] = [
     new VetAddressStage(dns),
     new RobotsStage({
@@ -205,9 +273,24 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       maxCrawlDelayMs: s.maxCrawlDelayMs,
       robotsMaxRetries: s.robotsMaxRetries,
     }),
-    new SendGateStage(gate),
-    new FetchStage(fetcher),
+    new SendGateStage(sendGate),
+    new FetchStage(fetcher, { keepAllBodies: archive !== undefined || wantsHandler }),
+    ...(archive ? [new ArchiveStage(archive)] : []),
     new ClassifyStage(),
+    ...(items
+      ? [
+          new HandlerStage({
+            handler: () => handler!,
+            timeoutMs: s.handlerTimeoutMs,
+            pod: s.podId,
+            items,
+            links,
+            enqueue,
+            counters,
+            logger: log,
+          }),
+        ]
+      : []),
     new DiscoverLinksStage({
       extractor: new LinkExtractor({
         userAgentToken: s.userAgentToken,
@@ -266,7 +349,13 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     fetcher,
     robots,
     gate,
+    ipGate,
     results,
+    archive,
+    items,
+    loadHandler: async () => {
+      if (handler === undefined && s.handler !== undefined) handler = await loadHandler(s.handler);
+    },
     counters,
     enqueuer,
     completer,
@@ -281,6 +370,21 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       stopLogging?.();
     },
   };
+}
+
+/** The per-IP gate when `perIpDelayMs` or `perIpConcurrency` asks for one. */
+function buildIpGate(options: CrawlerPodOptions, s: PodSettings, log: Logger): IpGate | undefined {
+  if (s.perIpDelayMs === 0 && s.perIpConcurrency === 0) return undefined;
+  return new IpGate({
+    redis: options.redis,
+    prefix: s.prefix,
+    pod: s.podId,
+    delayMs: s.perIpDelayMs,
+    concurrency: s.perIpConcurrency,
+    // A pass outlives any request it covers (connect + the whole fetch), then stops counting.
+    passLifetimeMs: s.connectTimeoutMs + s.fetchTimeoutMs + 10_000,
+    onError: (error, operation) => log.warn({ err: error, operation }, 'per-IP gate call failed'),
+  });
 }
 
 /**
@@ -303,6 +407,11 @@ function duplicateSubscriber(redis: Redis | Cluster, log: Logger): Redis | Clust
   const duplicate = redis.isCluster
     ? (redis as Cluster).duplicate()
     : (redis as Redis).duplicate({ enableReadyCheck: false });
-  duplicate.on('error', (error) => log.warn({ err: error }, 'wake subscriber error'));
+  // Connection errors are the main client's to report (one line per backoff step).
+  duplicate.on('error', (error: NodeJS.ErrnoException) => {
+    if (typeof error.code === 'string' && error.code.startsWith('E')) {
+      log.debug({ code: error.code }, 'wake subscriber: connection error');
+    } else log.warn({ err: error }, 'wake subscriber error');
+  });
   return duplicate;
 }

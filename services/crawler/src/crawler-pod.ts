@@ -11,6 +11,9 @@ import { buildPod, type PodParts } from './build-pod.js';
 import type { CrawlerPodOptions, PodStats } from './pod-options.js';
 
 /** A crawler pod. `start()` → crawl → `stop()` (or `exitWhenIdle`). */
+/** URLs per frontier call when seeding. */
+const SEED_BATCH = 1000;
+
 export class CrawlerPod {
   /** This pod's id. */
   readonly id: string;
@@ -46,14 +49,31 @@ export class CrawlerPod {
   }
 
   /**
-   * Queues seed URLs (depth 0 unless given). With membership the pod joins first (owners come
-   * from the ring), without claiming until {@link start}.
+   * Queues seed URLs (depth 0 unless given) in batches of {@link SEED_BATCH}, so one call's
+   * round trip stays bounded whatever the list's length. With membership the pod joins first
+   * (owners come from the ring), without claiming until {@link start}.
    */
   async seed(urls: readonly EnqueueItem[]): Promise<EnqueueReport> {
     await this.#join();
-    const report = await this.frontier.enqueue(urls);
-    if (report.wokenPods.includes(this.id)) this.#p.loop.poke();
-    return report;
+    const total: EnqueueReport = {
+      results: [],
+      queued: 0,
+      duplicates: 0,
+      rejected: 0,
+      overCap: 0,
+      wokenPods: [],
+    };
+    for (let start = 0; start < urls.length; start += SEED_BATCH) {
+      const report = await this.frontier.enqueue(urls.slice(start, start + SEED_BATCH));
+      for (const result of report.results) total.results.push(result);
+      total.queued += report.queued;
+      total.duplicates += report.duplicates;
+      total.rejected += report.rejected;
+      total.overCap += report.overCap;
+      total.wokenPods = [...new Set([...total.wokenPods, ...report.wokenPods])];
+      if (report.wokenPods.includes(this.id)) this.#p.loop.poke();
+    }
+    return total;
   }
 
   #join(): Promise<void> {
@@ -85,6 +105,9 @@ export class CrawlerPod {
     );
     // The frontier's identity first (created on a new frontier; waits while Redis is full).
     await this.#p.faults.retryOnOom('frontier identity', () => this.#p.watch.start());
+    // Before the first claim: repair a crashed run's WARC files, load the page handler.
+    await this.#p.archive?.start();
+    await this.#p.loadHandler();
     await this.#join();
     if (this.#stopped) return; // stop() came while joining
     await this.#p.loop.start();
@@ -150,6 +173,11 @@ export class CrawlerPod {
     p.unsubscribe();
     if (this.membership && this.#joined) await this.#leave(this.membership, graceful);
     await p.results.close();
+    await p.items?.close();
+    // Every lease is settled and robots.txt loads aborted: the last records are in.
+    await p.archive?.close().catch((error: unknown) => {
+      p.log.error({ err: error }, 'WARC close failed');
+    });
     await p.fetcher.close().catch((error: unknown) => {
       p.log.warn({ err: error }, 'fetcher close failed');
     });
@@ -194,8 +222,10 @@ export class CrawlerPod {
       emptyClaims: loop.emptyClaims,
       wakes: loop.wakes,
       gate: this.#p.gate.stats(),
+      ipGate: this.#p.ipGate?.stats() ?? { waits: 0, delayedMs: 0, errors: 0 },
       results: { written: results.written, errors: results.errors },
       faults: this.#faults(),
+      ...(this.#p.archive ? { warc: this.#p.archive.stats() } : {}),
     };
   }
 

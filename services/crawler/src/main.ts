@@ -43,6 +43,7 @@ try {
   await runPod({
     settings: config.pod,
     redis: { url: config.redisUrl, clusterNodes: config.redisClusterNodes },
+    redisConnectTimeoutMs: config.redisConnectTimeoutMs,
     healthPort: config.healthPort,
     logger,
     exitOnSecondSignal: true,

@@ -75,6 +75,8 @@ export function registerStatsCommands(program: Command, ctx: CliContext): void {
       ctx.stdout.write(
         formatTable(view.pods, [
           { header: 'pod', cell: (p) => p.id },
+          // alive | expired (session lapsed) | departed (left; listed until forgotten)
+          { header: 'state', cell: (p) => p.state },
           { header: 'member', cell: (p) => p.member },
           { header: 'alive', cell: (p) => p.alive },
           { header: 'weight', cell: (p) => p.weight },
