@@ -12,6 +12,7 @@ import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import { Batcher } from './batcher.js';
+import { parseBudget } from './duration.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
 import { IdleExit } from './idle-exit.js';
@@ -88,6 +89,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     maxRetries: s.maxRetries,
     maxDepth: s.maxDepth,
     maxAcceptedPerDomain: s.maxPagesPerDomain,
+    maxAcceptedPerHost: s.maxPagesPerHost,
+    domainBudget: s.domainBudget === undefined ? null : (parseBudget(s.domainBudget) ?? null),
     defaultDelayMs: s.minDelayMs,
     defaultConcurrency: s.perHostConcurrency,
     adaptiveDelayFactor: s.adaptiveDelayFactor,
