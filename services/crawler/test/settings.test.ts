@@ -35,6 +35,8 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ADAPTIVE_DELAY_FACTOR: 'adaptiveDelayFactor',
   ADAPTIVE_DELAY: 'adaptiveDelay',
   MAX_DELAY_MS: 'maxDelayMs',
+  PER_IP_DELAY_MS: 'perIpDelayMs',
+  PER_IP_CONCURRENCY: 'perIpConcurrency',
   USER_AGENT: 'userAgentToken',
   CONTACT_URL: 'contactUrl',
   RESOLVE: 'resolve',
@@ -65,6 +67,14 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   RESULTS_STREAM: 'resultsStreamKey',
   RESULTS_MAX_LEN: 'resultsMaxLen',
   RESULTS_JSONL: 'resultsJsonl',
+  WARC_DIR: 'warcDir',
+  NO_WARC: 'noWarc',
+  WARC_MAX_BYTES: 'warcMaxBytes',
+  HANDLER: 'handler',
+  HANDLER_TIMEOUT_MS: 'handlerTimeoutMs',
+  ITEMS_STREAM: 'itemsStreamKey',
+  ITEMS_MAX_LEN: 'itemsMaxLen',
+  ITEMS_JSONL: 'itemsJsonl',
   EXIT_WHEN_IDLE: 'exitWhenIdle',
   STOP_GRACE_MS: 'stopGraceMs',
 };
@@ -85,6 +95,8 @@ const DEFAULTS = {
   adaptiveDelayFactor: 0,
   adaptiveDelay: false,
   maxDelayMs: 120_000,
+  perIpDelayMs: 0,
+  perIpConcurrency: 0,
   userAgentToken: 'shardline',
   contactUrl: undefined,
   resolve: [],
@@ -115,6 +127,14 @@ const DEFAULTS = {
   resultsStreamKey: 'sl:results',
   resultsMaxLen: 1_000_000,
   resultsJsonl: undefined,
+  warcDir: undefined,
+  noWarc: false,
+  warcMaxBytes: 1_073_741_824,
+  handler: undefined,
+  handlerTimeoutMs: 30_000,
+  itemsStreamKey: 'sl:items',
+  itemsMaxLen: 1_000_000,
+  itemsJsonl: undefined,
   exitWhenIdle: undefined,
   stopGraceMs: 10_000,
   minClaimIntervalMs: 10,
@@ -138,6 +158,8 @@ interface SettingOptionsContract {
   adaptiveDelayFactor?: number;
   adaptiveDelay?: boolean;
   maxDelayMs?: number;
+  perIpDelayMs?: number;
+  perIpConcurrency?: number;
   userAgentToken?: string;
   contactUrl?: string;
   resolve?: string[];
@@ -168,6 +190,14 @@ interface SettingOptionsContract {
   resultsStreamKey?: string;
   resultsMaxLen?: number;
   resultsJsonl?: string;
+  warcDir?: string;
+  noWarc?: boolean;
+  warcMaxBytes?: number;
+  handler?: string;
+  handlerTimeoutMs?: number;
+  itemsStreamKey?: string;
+  itemsMaxLen?: number;
+  itemsJsonl?: string;
   exitWhenIdle?: boolean | { graceMs?: number };
   stopGraceMs?: number;
   minClaimIntervalMs?: number;
@@ -193,7 +223,13 @@ describe('the settings table', () => {
       expect(byEnv.get(env), env).toBe(option);
     }
     const processEnv = Object.values(PROCESS_SETTINGS).map((s) => s.env);
-    expect(processEnv).toEqual(['REDIS_URL', 'REDIS_CLUSTER_NODES', 'HEALTH_PORT', 'LOG_LEVEL']);
+    expect(processEnv).toEqual([
+      'REDIS_URL',
+      'REDIS_CLUSTER_NODES',
+      'REDIS_CONNECT_TIMEOUT_MS',
+      'HEALTH_PORT',
+      'LOG_LEVEL',
+    ]);
   });
 
   it('spells names one way: unique env and flags, units in the option name', () => {
@@ -275,7 +311,7 @@ describe('the settings table', () => {
       keyof typeof POD_SETTINGS | keyof PodLiveOptions
     >();
     expectTypeOf<keyof PodLiveOptions>().toEqualTypeOf<
-      'redis' | 'subscriber' | 'assignment' | 'logger'
+      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler'
     >();
   });
 });
