@@ -14,6 +14,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import { PodArchive } from './archive/pod-archive.js';
 import { Batcher } from './batcher.js';
+import { parseBudget } from './duration.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
 import { FrontierWatch } from './frontier-watch.js';
@@ -117,11 +118,17 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     maxRetries: s.maxRetries,
     maxDepth: s.maxDepth,
     maxAcceptedPerDomain: s.maxPagesPerDomain,
+    maxAcceptedPerHost: s.maxPagesPerHost,
+    domainBudget: s.domainBudget === undefined ? null : (parseBudget(s.domainBudget) ?? null),
     defaultDelayMs: s.minDelayMs,
     defaultConcurrency: s.perHostConcurrency,
     adaptiveDelayFactor: s.adaptiveDelayFactor,
     adaptiveDelay: s.adaptiveDelay,
     maxDelayMs: s.maxDelayMs,
+    refetchAfterMs: s.refetchAfterMs,
+    refetchAdaptive: s.refetchAdaptive,
+    refetchMinMs: s.refetchMinMs,
+    refetchMaxMs: s.refetchMaxMs,
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,
     onBackgroundError: (error, operation) =>
