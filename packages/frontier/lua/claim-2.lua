@@ -23,12 +23,14 @@
     lease, with ':dead' when it went to the dead letters), leaseField1, deadline1,
     level1, entry1, leaseField2, ... }
   Side effects: host state (f, n, id, q, seq), lease hash/deadlines, domain counters
-  f, q, claimed, rep, dead; dead letters.
+  f, q, claimed, rep, dead, rs; dead letters; due refetches moved from the host's schedule
+  to its queue (at most ARGV[4]).
 ]]
 --@include "time"
 --@include "host"
 --@include "deadletter"
 --@include "requeue"
+--@include "recrawl"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host, holder = ARGV[1], ARGV[2]
@@ -55,6 +57,8 @@ if reap_max > 0 then
 end
 
 local paused = is_paused(dkey)
+-- Refetches that came due join the queue (behind what is queued at their level).
+if not paused and max > 0 then recrawl_promote(root, dkey, host, now, max) end
 local leases = {}
 local got = 0
 while got < max and not paused do

@@ -174,6 +174,8 @@ export class Claims {
           claimedAtMs,
           pod,
           meta: e.meta,
+          ...(e.refetchAfterMs === undefined ? {} : { refetchAfterMs: e.refetchAfterMs }),
+          ...(e.validators === undefined ? {} : { validators: e.validators }),
         });
         counters.queued(domain, -1);
         counters.add('claimed', 1, pod);

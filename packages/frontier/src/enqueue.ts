@@ -17,6 +17,7 @@ import {
 } from './errors.js';
 import type { Arg, ScriptCall } from './executor.js';
 import { fingerprint } from './fingerprint.js';
+import { MAX_REFETCH_MS } from './options.js';
 import { SCRIPT_COMMANDS as C } from './scripts.js';
 import type { EnqueueItem, EnqueueReport, EnqueueResult } from './types.js';
 
@@ -177,6 +178,20 @@ export class Enqueuer {
         ...where,
       };
     }
-    return { url, domain, host, level: priority, entry: packEntry(depth, 0, meta, url) };
+    const refetchAfterMs = spec.refetchAfterMs;
+    if (
+      refetchAfterMs !== undefined &&
+      (!Number.isSafeInteger(refetchAfterMs) ||
+        refetchAfterMs < 1 ||
+        refetchAfterMs > MAX_REFETCH_MS)
+    ) {
+      return {
+        code: FrontierRejectCode.REFETCH,
+        reason: `refetchAfterMs must be an integer of ms in 1..${MAX_REFETCH_MS}`,
+        ...where,
+      };
+    }
+    const recrawl = refetchAfterMs === undefined ? undefined : { refetchAfterMs };
+    return { url, domain, host, level: priority, entry: packEntry(depth, 0, meta, url, recrawl) };
   }
 }

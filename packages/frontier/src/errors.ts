@@ -21,6 +21,7 @@ export const FrontierRejectCode = {
   META: 'SHARDLINE_ERR_FRONTIER_META',
   PRIORITY: 'SHARDLINE_ERR_FRONTIER_PRIORITY',
   INPUT: 'SHARDLINE_ERR_FRONTIER_INPUT',
+  REFETCH: 'SHARDLINE_ERR_FRONTIER_REFETCH',
 } as const;
 export type FrontierRejectCode = (typeof FrontierRejectCode)[keyof typeof FrontierRejectCode];
 

@@ -58,6 +58,22 @@ export interface FrontierOptions {
    * (Heritrix's default delay factor). @default 0
    */
   adaptiveDelayFactor?: number;
+  /**
+   * Refetch interval of every fetched URL without its own (`EnqueueItem.refetchAfterMs`):
+   * after a successful fetch it is scheduled again this long later, not forgotten. Scheduled
+   * URLs count as queued, so a crawl with refetches never settles. 0 = none. @default 0
+   */
+  refetchAfterMs?: number;
+  /**
+   * Adaptive refetch: the interval halves when a refetch found the content changed and grows
+   * by half when not (`CompleteResult.changed`), within `refetchMinMs`..`refetchMaxMs`.
+   * @default false
+   */
+  refetchAdaptive?: boolean;
+  /** Shortest adaptive refetch interval. @default 3600000 (1 h) */
+  refetchMinMs?: number;
+  /** Longest adaptive refetch interval. @default 2592000000 (30 d) */
+  refetchMaxMs?: number;
   /** Cap of the adaptive delay. @default 120000 */
   maxDelayMs?: number;
   /** First failure backoff of a host; doubles per consecutive failure. @default 1000 */
@@ -105,6 +121,10 @@ const DEFAULTS = {
   defaultConcurrency: 1,
   adaptiveDelay: false,
   adaptiveDelayFactor: 0,
+  refetchAfterMs: 0,
+  refetchAdaptive: false,
+  refetchMinMs: 3_600_000,
+  refetchMaxMs: 2_592_000_000,
   maxDelayMs: 120_000,
   backoffBaseMs: 1000,
   backoffMaxMs: 300_000,
@@ -120,7 +140,13 @@ const DEFAULTS = {
 /** Heritrix's default `delayFactor`: the adaptive delay's factor when none is given. */
 const HERITRIX_DELAY_FACTOR = 5;
 
+/** Longest refetch interval accepted anywhere: a year. */
+export const MAX_REFETCH_MS = 31_536_000_000;
+
 const NON_NEGATIVE_INTS = [
+  'refetchAfterMs',
+  'refetchMinMs',
+  'refetchMaxMs',
   'leaseTimeoutMs',
   'maxRetries',
   'maxDepth',
@@ -202,6 +228,21 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
   }
   if (typeof resolved.adaptiveDelay !== 'boolean') {
     throw new FrontierOptionsError('adaptiveDelay', resolved.adaptiveDelay, 'a boolean');
+  }
+  if (typeof resolved.refetchAdaptive !== 'boolean') {
+    throw new FrontierOptionsError('refetchAdaptive', resolved.refetchAdaptive, 'a boolean');
+  }
+  for (const name of ['refetchAfterMs', 'refetchMinMs', 'refetchMaxMs'] as const) {
+    if (resolved[name] > MAX_REFETCH_MS) {
+      throw new FrontierOptionsError(name, resolved[name], `at most ${MAX_REFETCH_MS} (a year)`);
+    }
+  }
+  if (resolved.refetchMinMs > resolved.refetchMaxMs) {
+    throw new FrontierOptionsError(
+      'refetchMinMs',
+      resolved.refetchMinMs,
+      `≤ refetchMaxMs (${resolved.refetchMaxMs})`,
+    );
   }
   if (resolved.adaptiveDelay && factor === 0) resolved.adaptiveDelayFactor = HERITRIX_DELAY_FACTOR;
   return resolved;

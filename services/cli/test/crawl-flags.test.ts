@@ -62,6 +62,8 @@ function sample(s: Setting): { argv: string[]; env: string } {
   switch (s.kind) {
     case 'int':
       return { argv: [flag, '7'], env: '7' };
+    case 'duration':
+      return { argv: [flag, '90m'], env: '5400000' };
     case 'number':
       return { argv: [flag, '2.5'], env: '2.5' };
     case 'bool':

@@ -96,6 +96,10 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     adaptiveDelayFactor: s.adaptiveDelayFactor,
     adaptiveDelay: s.adaptiveDelay,
     maxDelayMs: s.maxDelayMs,
+    refetchAfterMs: s.refetchAfterMs,
+    refetchAdaptive: s.refetchAdaptive,
+    refetchMinMs: s.refetchMinMs,
+    refetchMaxMs: s.refetchMaxMs,
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,
     onBackgroundError: (error, operation) =>

@@ -247,6 +247,47 @@ export const POD_SETTINGS = {
     doc: 'URLs accepted per domain (0 = no cap)',
     default: 0,
   },
+  /**
+   * Recrawl: every URL fetched is scheduled again this long after its fetch (a URL's own
+   * interval, seed attribute `refetch=1d` or `refetchAfterMs` on enqueue, wins). The
+   * schedule and the validators for conditional requests live with the domain in Redis. A
+   * crawl with refetches never becomes idle. 0 = fetch once.
+   */
+  refetchAfterMs: {
+    env: 'REFETCH_AFTER',
+    flag: 'refetch-after',
+    kind: 'duration',
+    doc: 'fetch every URL again this long after each fetch (e.g. 7d; 0 = once)',
+    default: 0,
+    max: 31_536_000_000,
+  },
+  refetchAdaptive: {
+    env: 'REFETCH_ADAPTIVE',
+    flag: 'refetch-adaptive',
+    kind: 'bool',
+    doc: 'halve a refetch interval when the content changed, grow it by half when not',
+    default: false,
+  },
+  refetchMinMs: {
+    env: 'REFETCH_MIN',
+    flag: 'refetch-min',
+    kind: 'duration',
+    doc: 'shortest adaptive refetch interval',
+    default: 3_600_000,
+    defaultText: '1h',
+    max: 31_536_000_000,
+  },
+  refetchMaxMs: {
+    env: 'REFETCH_MAX',
+    flag: 'refetch-max',
+    kind: 'duration',
+    doc: 'longest adaptive refetch interval',
+    default: 2_592_000_000,
+    defaultText: '30d',
+    max: 31_536_000_000,
+    refine: (max, resolved) =>
+      max >= (resolved.refetchMinMs as number) ? undefined : 'at least refetchMinMs',
+  },
   maxLinksPerPage: {
     env: 'MAX_LINKS_PER_PAGE',
     flag: 'max-links-per-page',

@@ -46,6 +46,10 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ALLOW_DOMAINS: 'allowDomains',
   DENY_PATTERNS: 'denyPatterns',
   MAX_PAGES_PER_DOMAIN: 'maxPagesPerDomain',
+  REFETCH_AFTER: 'refetchAfterMs',
+  REFETCH_ADAPTIVE: 'refetchAdaptive',
+  REFETCH_MIN: 'refetchMinMs',
+  REFETCH_MAX: 'refetchMaxMs',
   MAX_LINKS_PER_PAGE: 'maxLinksPerPage',
   MAX_BODY_BYTES: 'maxBodyBytes',
   FETCH_TIMEOUT_MS: 'fetchTimeoutMs',
@@ -92,6 +96,10 @@ const DEFAULTS = {
   allowDomains: undefined,
   denyPatterns: [],
   maxPagesPerDomain: 0,
+  refetchAfterMs: 0,
+  refetchAdaptive: false,
+  refetchMinMs: 3_600_000,
+  refetchMaxMs: 2_592_000_000,
   maxLinksPerPage: 5000,
   maxBodyBytes: 5_242_880,
   fetchTimeoutMs: 30_000,
@@ -141,6 +149,10 @@ interface SettingOptionsContract {
   allowDomains?: string[];
   denyPatterns?: (string | RegExp)[];
   maxPagesPerDomain?: number;
+  refetchAfterMs?: number;
+  refetchAdaptive?: boolean;
+  refetchMinMs?: number;
+  refetchMaxMs?: number;
   maxLinksPerPage?: number;
   maxBodyBytes?: number;
   fetchTimeoutMs?: number;
@@ -165,6 +177,7 @@ interface SettingOptionsContract {
 /** A text each kind accepts, and the value it stands for. */
 const SAMPLES: Record<Setting['kind'], [string, unknown]> = {
   int: ['7', 7],
+  duration: ['2h', 7_200_000],
   number: ['2.5', 2.5],
   bool: ['yes', true],
   string: ['x-1', 'x-1'],

@@ -48,6 +48,7 @@ export function settingHelp(row: {
 }
 
 function placeholder(setting: Setting): string {
+  if (setting.kind === 'duration') return setting.arg ?? 'duration';
   return setting.arg ?? (setting.kind === 'int' || setting.kind === 'number' ? 'n' : 'value');
 }
 
