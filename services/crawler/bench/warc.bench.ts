@@ -144,7 +144,9 @@ async function againstWget(server: RedisServer): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sl-warc-wget-'));
   try {
     const proxy = await startProxy(web.port);
-    const wget = spawnSync(
+    console.error('wget --warc-file …');
+    // Not spawnSync: the forwarding proxy runs on this process's event loop.
+    const wget = spawn(
       '/usr/bin/wget',
       [
         '--recursive',
@@ -164,10 +166,15 @@ async function againstWget(server: RedisServer): Promise<void> {
       ],
       { stdio: 'ignore' },
     );
+    const status = await new Promise((resolve, reject) => {
+      wget.once('error', reject);
+      wget.once('exit', resolve);
+    });
     proxy.server.close();
-    if (wget.error) throw wget.error;
+    console.error(`wget exited with ${status}`);
     const wgetFile = join(dir, 'wget.warc.gz');
     const wgetRecords = await warcioRecords(wgetFile);
+    console.error('shardline …');
     const redis = new Redis(server.url, { maxRetriesPerRequest: null });
     const pod = new CrawlerPod({
       redis,
@@ -218,6 +225,15 @@ function wgetVersion(): string {
 
 const server = await startRedis();
 try {
+  // BENCH_WARC_PARTS=wget runs the comparison alone; =cost the D = 1,000 runs alone.
+  const parts = (process.env.BENCH_WARC_PARTS ?? 'cost,wget').split(',');
+  if (parts.includes('cost')) await cost(server);
+  if (parts.includes('wget')) await againstWget(server);
+} finally {
+  await server.stop();
+}
+
+async function cost(server: RedisServer): Promise<void> {
   const modes: Mode[] = [
     { name: 'warc off', env: { NO_WARC: '1' } },
     { name: 'warc on', env: {} },
@@ -235,7 +251,4 @@ try {
       `${r.mode.padEnd(13)} ${String(r.pages).padEnd(7)} ${r.fraction.toFixed(3).padEnd(9)} ${(r.fraction - base.fraction).toFixed(3).padEnd(11)} ${r.podMsPerPage.toFixed(3).padEnd(12)} ${(r.podMsPerPage - base.podMsPerPage).toFixed(3).padEnd(10)} ${r.diskMBps.toFixed(2)}`,
     );
   }
-  await againstWget(server);
-} finally {
-  await server.stop();
 }
