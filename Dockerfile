@@ -65,11 +65,11 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 # --- runtime --------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 # NODE_OPTIONS: the crawler pod's production heap setting (services/crawler/README.md,
-# "Memory"): a 256 MB old-space limit makes V8 grow the heap by a small factor; the API and CLI
-# stay far below it.
+# "Memory"): a 256 MB old-space limit makes V8 grow the heap by a small factor, 4 MB semi-spaces
+# keep the young generation from touching 32 MB; the API and CLI stay far below both.
 ENV NODE_ENV=production \
   HEALTH_PORT=8081 \
-  NODE_OPTIONS=--max-old-space-size=256
+  NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4"
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 # The workspaces' node_modules links point here: package.json + dist/ (+ lua/, public/, bin/).

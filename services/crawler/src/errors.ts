@@ -48,6 +48,8 @@ export const CrawlerErrorCode = {
   INVALID_ARGUMENT: 'SHARDLINE_ERR_CRAWLER_INVALID_ARGUMENT',
   /** An environment variable read by `loadConfig` is malformed; the message names it. */
   CONFIG: 'SHARDLINE_ERR_CRAWLER_CONFIG',
+  /** Redis did not answer within `REDIS_CONNECT_TIMEOUT_MS` at start; the message names the URL and cause. */
+  REDIS_UNREACHABLE: 'SHARDLINE_ERR_CRAWLER_REDIS_UNREACHABLE',
 } as const;
 
 export type CrawlerErrorCode = (typeof CrawlerErrorCode)[keyof typeof CrawlerErrorCode];

@@ -63,6 +63,8 @@ export interface PodStats {
    * host's robots.txt request (no result written; the URL is claimed again at its slot).
    */
   gapReleases: number;
+  /** Conditional refetches answered 304 Not Modified (unchanged, no body). */
+  notModified: number;
   /** Same-origin links dropped before enqueue because robots.txt disallows them. */
   robotsFilteredLinks: number;
   /** robots.txt answers by source. */
@@ -85,6 +87,8 @@ export interface PodStats {
   emptyClaims: number;
   wakes: number;
   gate: { waits: number; delayedMs: number; hosts: number };
+  /** The per-IP gate (`perIpDelayMs`/`perIpConcurrency`); zeros when it is off. */
+  ipGate: { waits: number; delayedMs: number; errors: number };
   results: { written: number; errors: number };
   /**
    * Background failures that did not stop the pod (each one is logged where it happens):
@@ -98,5 +102,9 @@ export interface PodStats {
     robotsSharedCache: number;
     robotsObserver: number;
     fetchObserver: number;
+    /** Episodes of Redis refusing writes for want of memory (`SHARDLINE_ERR_REDIS_OOM`). */
+    redisOom: number;
+    /** 1 when the pod stopped because Redis lost the frontier (`SHARDLINE_ERR_FRONTIER_LOST`). */
+    frontierLost: number;
   };
 }

@@ -33,7 +33,10 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ROBOTS_RETRY_MS: 'robotsRetryMs',
   ROBOTS_MAX_RETRIES: 'robotsMaxRetries',
   ADAPTIVE_DELAY_FACTOR: 'adaptiveDelayFactor',
+  ADAPTIVE_DELAY: 'adaptiveDelay',
   MAX_DELAY_MS: 'maxDelayMs',
+  PER_IP_DELAY_MS: 'perIpDelayMs',
+  PER_IP_CONCURRENCY: 'perIpConcurrency',
   USER_AGENT: 'userAgentToken',
   CONTACT_URL: 'contactUrl',
   RESOLVE: 'resolve',
@@ -84,7 +87,10 @@ const DEFAULTS = {
   robotsRetryMs: 300_000,
   robotsMaxRetries: 12,
   adaptiveDelayFactor: 0,
+  adaptiveDelay: false,
   maxDelayMs: 120_000,
+  perIpDelayMs: 0,
+  perIpConcurrency: 0,
   userAgentToken: 'shardline',
   contactUrl: undefined,
   resolve: [],
@@ -138,7 +144,10 @@ interface SettingOptionsContract {
   robotsRetryMs?: number;
   robotsMaxRetries?: number;
   adaptiveDelayFactor?: number;
+  adaptiveDelay?: boolean;
   maxDelayMs?: number;
+  perIpDelayMs?: number;
+  perIpConcurrency?: number;
   userAgentToken?: string;
   contactUrl?: string;
   resolve?: string[];
@@ -195,7 +204,13 @@ describe('the settings table', () => {
       expect(byEnv.get(env), env).toBe(option);
     }
     const processEnv = Object.values(PROCESS_SETTINGS).map((s) => s.env);
-    expect(processEnv).toEqual(['REDIS_URL', 'REDIS_CLUSTER_NODES', 'HEALTH_PORT', 'LOG_LEVEL']);
+    expect(processEnv).toEqual([
+      'REDIS_URL',
+      'REDIS_CLUSTER_NODES',
+      'REDIS_CONNECT_TIMEOUT_MS',
+      'HEALTH_PORT',
+      'LOG_LEVEL',
+    ]);
   });
 
   it('spells names one way: unique env and flags, units in the option name', () => {
