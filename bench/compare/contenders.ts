@@ -243,7 +243,7 @@ function crawleeQueue(storage: string): string {
 }
 
 /** Forwards absolute-form proxy requests (`GET http://site1.test:P/x`) to the test web. */
-async function startProxy(webPort: number): Promise<{ server: Server; port: number }> {
+export async function startProxy(webPort: number): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     const target = new URL(req.url ?? '/', 'http://invalid');
     const upstream = request(
