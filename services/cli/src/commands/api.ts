@@ -7,7 +7,7 @@
 import { loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
-import { type RedisFlags, resolveRedisTarget } from '../lib/redis-connect.js';
+import { type RedisFlags, resolveRedisTarget, useEmbeddedRedis } from '../lib/redis-connect.js';
 import { withRedisOptions } from '../lib/session.js';
 
 interface ApiFlags extends RedisFlags {
@@ -38,11 +38,14 @@ export function registerApiCommand(program: Command): void {
     .action(async (flags: ApiFlags) => {
       const config = loadApiConfig();
       const target = resolveRedisTarget(flags, loadConfig());
-      if (target.kind === 'single') {
-        config.redisUrl = target.url;
-        delete config.redisClusterNodes;
-      } else {
+      // A stopped crawl's Redis is started from its data and stopped when the API stops.
+      const embedded =
+        target.kind === 'embedded' ? await useEmbeddedRedis(target.dataDir) : undefined;
+      if (target.kind === 'cluster') {
         config.redisClusterNodes = target.nodes;
+      } else {
+        config.redisUrl = embedded?.url ?? (target.kind === 'single' ? target.url : '');
+        delete config.redisClusterNodes;
       }
       if (flags.host !== undefined) config.host = flags.host;
       if (flags.port !== undefined) config.port = flags.port;
@@ -61,6 +64,8 @@ export function registerApiCommand(program: Command): void {
         const stop = () => void api.close().then(resolve);
         process.once('SIGTERM', stop);
         process.once('SIGINT', stop);
+        process.once('SIGHUP', stop);
       });
+      await embedded?.stop();
     });
 }

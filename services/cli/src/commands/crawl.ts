@@ -2,7 +2,7 @@
  * `shardline crawl [seeds...]`: runs one crawler pod (the container's command). Settings come
  * from the environment (the crawler's `loadConfig`) and flags override them; every pod setting
  * has a flag, generated from the crawler's settings table (`crawl-flags.ts`). Without
- * REDIS_URL / --redis-url / REDIS_CLUSTER_NODES / --redis-cluster an embedded `redis-server` is
+ * REDIS_URL / --redis / REDIS_CLUSTER_NODES / --redis-cluster an embedded `redis-server` is
  * started with its data in --data-dir (AOF on, so a crawl resumes). The pod joins the
  * membership before it claims; HEALTH_PORT / --health-port serves the probes and `/drain`.
  */
@@ -17,7 +17,7 @@ import {
   parseClusterNodes,
   runPod,
 } from '@shardline/crawler';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { type Logger, pino } from 'pino';
 import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -34,6 +34,8 @@ import {
 
 /** The flags of `crawl` that are not pod settings. */
 interface CrawlFlags {
+  redis?: string;
+  /** Hidden alias of --redis. */
   redisUrl?: string;
   redisCluster?: string;
   healthPort?: number;
@@ -69,6 +71,7 @@ export function registerCrawlCommand(program: Command): void {
     .description('run a crawler pod (starts an embedded redis-server when no Redis is configured)')
     .argument('[seeds...]', 'seed URLs to enqueue before crawling')
     .option(`--${redisUrl.flag} <url>`, settingHelp(redisUrl))
+    .addOption(new Option('--redis-url <url>', 'old name of --redis').hideHelp())
     .option(`--${redisClusterNodes.flag} <nodes>`, settingHelp(redisClusterNodes))
     .option(
       `--${redisConnectTimeoutMs.flag} <ms>`,
@@ -133,8 +136,9 @@ async function seedPod(pod: CrawlerPod, sources: SeedSource[], logger: Logger): 
   logger.info(total, 'seeded');
 }
 
-/** Redis from flags over the environment: a flag beats any variable (--redis-url over nodes too). */
+/** Redis from flags over the environment: a flag beats any variable (--redis over nodes too). */
 function redisTarget(flags: CrawlFlags, config: CrawlerConfig) {
+  const url = flags.redis ?? flags.redisUrl;
   let clusterNodes = config.redisClusterNodes;
   if (flags.redisCluster !== undefined) {
     try {
@@ -143,8 +147,8 @@ function redisTarget(flags: CrawlFlags, config: CrawlerConfig) {
       throw usage(error);
     }
   }
-  if (flags.redisUrl !== undefined && flags.redisCluster === undefined) clusterNodes = undefined;
-  return { url: flags.redisUrl ?? config.redisUrl, clusterNodes };
+  if (url !== undefined && flags.redisCluster === undefined) clusterNodes = undefined;
+  return { url: url ?? config.redisUrl, clusterNodes };
 }
 
 async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unknown>) {
@@ -163,10 +167,13 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
     embedded = await startEmbeddedRedis({
       dataDir: join(flags.dataDir, 'redis'),
       port: flags.redisPort ?? 0,
+      onNotice: (message) => logger.warn(message),
     });
     logger.info(
-      { url: embedded.url, dataDir: embedded.dataDir, reused: !embedded.started },
-      'embedded redis',
+      { url: embedded.url, dataDir: embedded.dataDir, sharedWith: embedded.sharedWith },
+      embedded.started
+        ? 'embedded redis'
+        : `embedded redis: sharing the server of the running shardline process ${embedded.sharedWith}`,
     );
     target.url = embedded.url;
   }
