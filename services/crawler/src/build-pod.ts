@@ -149,6 +149,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     streamKey: s.resultsStreamKey,
     maxLen: s.resultsMaxLen,
     ...(s.resultsJsonl === undefined ? {} : { jsonlPath: s.resultsJsonl }),
+    ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
   });
   const counters = new PodCounters();
   const enqueuer = new LinkEnqueuer({ frontier, pod: s.podId, onWoken: poke });

@@ -5,6 +5,7 @@
 import type { Assignment } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { CrawlResult } from './results.js';
 import type { PodSettingOptions } from './settings.js';
 import type { WakeSubscriber } from './work-loop.js';
 
@@ -24,6 +25,8 @@ export interface PodLiveOptions {
   assignment?: Assignment;
   /** Logger. @default pino at level 'warn' */
   logger?: Logger;
+  /** Told of every lease's result as it is recorded (the CLI's failure log and summary). */
+  onResult?: (result: CrawlResult) => void;
 }
 
 /**

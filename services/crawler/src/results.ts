@@ -116,6 +116,8 @@ export interface ResultSinkOptions {
   flushMs?: number;
   /** Results buffered before a flush is forced. @default 256 */
   maxBuffered?: number;
+  /** Told of every result as it is written (a process's failure log and summary). */
+  onResult?: (result: CrawlResult) => void;
 }
 
 /** Buffers results and writes them to the stream (pipelined) and the JSONL file. */
@@ -126,6 +128,7 @@ export class ResultSink {
   readonly #flushMs: number;
   readonly #maxBuffered: number;
   readonly #file: WriteStream | undefined;
+  readonly #onResult: ((result: CrawlResult) => void) | undefined;
   #buffer: CrawlResult[] = [];
   #timer: NodeJS.Timeout | undefined;
   readonly #running = new Set<Promise<void>>();
@@ -136,6 +139,7 @@ export class ResultSink {
   constructor(options: ResultSinkOptions = {}) {
     const owner = 'ResultSinkOptions';
     this.#redis = options.redis;
+    this.#onResult = options.onResult;
     this.streamKey = check.string(owner, 'streamKey', options.streamKey, 'sl:results');
     this.#maxLen = check.int(owner, 'maxLen', options.maxLen, 1_000_000, 0);
     this.#flushMs = check.int(owner, 'flushMs', options.flushMs, 50, 0);
@@ -152,6 +156,7 @@ export class ResultSink {
 
   /** Queues one result. */
   write(result: CrawlResult): void {
+    this.#onResult?.(result);
     this.#buffer.push(result);
     if (this.#buffer.length >= this.#maxBuffered) this.flush();
     else if (!this.#timer) this.#timer = setTimeout(() => this.flush(), this.#flushMs);

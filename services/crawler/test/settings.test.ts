@@ -259,7 +259,7 @@ describe('the settings table', () => {
       keyof typeof POD_SETTINGS | keyof PodLiveOptions
     >();
     expectTypeOf<keyof PodLiveOptions>().toEqualTypeOf<
-      'redis' | 'subscriber' | 'assignment' | 'logger'
+      'redis' | 'subscriber' | 'assignment' | 'logger' | 'onResult'
     >();
   });
 });

@@ -21,6 +21,8 @@ import { type Command, Option } from 'commander';
 import { type Logger, pino } from 'pino';
 import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { startProgress } from '../lib/crawl-progress.js';
+import { CrawlReport, formatSummary, hintFor } from '../lib/crawl-report.js';
 import { clip } from '../lib/domains.js';
 import type { SeedCounts } from '../lib/seed-progress.js';
 import { type SeedSource, seedSources } from '../lib/seed-sources.js';
@@ -44,22 +46,8 @@ interface CrawlFlags {
   redisPort?: number;
   seedsFile?: string;
   progress?: boolean;
+  json?: boolean;
   logLevel?: string;
-}
-
-/** One progress line: pages, rate, queue, errors. */
-export function progressLine(
-  stats: ReturnType<CrawlerPod['stats']>,
-  frontier: Record<string, number>,
-  elapsedMs: number,
-  rate: number,
-): string {
-  const errors = Object.values(stats.errors).reduce((a, b) => a + b, 0);
-  return (
-    `pages ${stats.fetched}  ${rate.toFixed(0)}/s  queued ${frontier.queued ?? 0}` +
-    `  in flight ${stats.inFlight}  retries ${stats.retried}  dead ${stats.dead}` +
-    `  errors ${errors}  ${(elapsedMs / 1000).toFixed(0)}s`
-  );
 }
 
 /** Registers `shardline crawl`. */
@@ -87,6 +75,7 @@ export function registerCrawlCommand(program: Command): void {
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', intFlag('redis-port'))
     .option('--seeds-file <file>', 'file with one seed URL per line')
     .option('--progress', 'print a live progress line on stderr (default: when stderr is a TTY)')
+    .option('--json', 'no human summary on stderr at the end (the JSON line on stdout stays)')
     .option(`--${logLevel.flag} <level>`, settingHelp(logLevel));
   addPodSettingFlags(command).action(
     async (seeds: string[], flags: CrawlFlags & Record<string, unknown>) => {
@@ -107,7 +96,11 @@ function usage(error: unknown): unknown {
 }
 
 /** Streams every seed source into the pod in batches; logs each rejected line. */
-async function seedPod(pod: CrawlerPod, sources: SeedSource[], logger: Logger): Promise<void> {
+async function seedPod(
+  pod: CrawlerPod,
+  sources: SeedSource[],
+  logger: Logger,
+): Promise<SeedCounts> {
   const total = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
   for (const source of sources) {
     let counts: SeedCounts;
@@ -134,6 +127,7 @@ async function seedPod(pod: CrawlerPod, sources: SeedSource[], logger: Logger): 
     total.rejected += counts.rejected;
   }
   logger.info(total, 'seeded');
+  return total;
 }
 
 /** Redis from flags over the environment: a flag beats any variable (--redis over nodes too). */
@@ -177,6 +171,9 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
     );
     target.url = embedded.url;
   }
+  const report = new CrawlReport(logger);
+  let seeded: SeedCounts = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
+  let nothingFetched: CrawlReport | undefined;
   try {
     await runPod({
       settings: { ...config.pod, ...podOptionsFromFlags(flags) },
@@ -185,37 +182,41 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
       healthPort: flags.healthPort ?? config.healthPort,
       logger,
       beforeStart: async (pod) => {
-        if (sources.length > 0) await seedPod(pod, sources, logger);
+        if (sources.length > 0) seeded = await seedPod(pod, sources, logger);
       },
+      onResult: report.observe,
       whileRunning: (pod) =>
-        (flags.progress ?? process.stderr.isTTY) ? progress(pod, logger) : undefined,
-      afterStop: (pod) => process.stdout.write(`${JSON.stringify(pod.stats())}\n`),
+        (flags.progress ?? process.stderr.isTTY) ? startProgress(pod, report, logger) : undefined,
+      afterStop: async (pod) => {
+        const stats = pod.stats();
+        const summary = report.summary(stats, await hostsHeld(pod));
+        // stdout: one JSON line (the pod's stats and the summary) for scripts.
+        process.stdout.write(`${JSON.stringify({ ...stats, summary })}\n`);
+        if (!flags.json) process.stderr.write(formatSummary(summary));
+        if (seeded.lines > 0 && stats.fetched === 0) nothingFetched = report;
+      },
     });
   } catch (error) {
     throw usage(error);
   } finally {
     await embedded?.stop();
   }
+  if (nothingFetched) {
+    const [top] = nothingFetched.errors();
+    const why = top ? `: ${top[0]} (e.g. ${top[1].example})` : '';
+    const hint = top ? hintFor(top[0]) : undefined;
+    throw new CliError(
+      CliErrorCode.NOTHING_FETCHED,
+      `nothing could be fetched from the seeds given${why}${hint ? `; ${hint}` : ''}`,
+    );
+  }
 }
 
-/** Prints the progress line on stderr every second; returns what ends it. */
-function progress(pod: CrawlerPod, logger: Logger): () => void {
-  const startedAt = Date.now();
-  let last = { at: startedAt, fetched: 0 };
-  const timer = setInterval(() => {
-    void pod.frontier.stats().then(
-      (frontier) => {
-        const stats = pod.stats();
-        const now = Date.now();
-        const rate = ((stats.fetched - last.fetched) * 1000) / Math.max(1, now - last.at);
-        last = { at: now, fetched: stats.fetched };
-        process.stderr.write(`\r${progressLine(stats, frontier, now - startedAt, rate)}\x1b[K`);
-      },
-      (error: unknown) => logger.debug({ err: error }, 'progress: frontier stats failed'),
-    );
-  }, 1000);
-  return () => {
-    clearInterval(timer);
-    process.stderr.write('\n');
-  };
+/** Hosts still in the pod's due index (held by politeness or backoff); undefined if Redis is gone. */
+async function hostsHeld(pod: CrawlerPod): Promise<number | undefined> {
+  const timeout = new Promise<undefined>((done) => setTimeout(() => done(undefined), 2000).unref());
+  return Promise.race([
+    pod.frontier.inspector.dueHostCount(pod.id).catch(() => undefined),
+    timeout,
+  ]);
 }
