@@ -237,6 +237,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     streamKey: s.resultsStreamKey,
     maxLen: s.resultsMaxLen,
     ...(s.resultsJsonl === undefined ? {} : { jsonlPath: s.resultsJsonl }),
+    ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
   });
   const counters = new PodCounters();
   // The page handler: the pod option, or the module `handler` names, loaded at start.
