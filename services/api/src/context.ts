@@ -17,6 +17,8 @@ export interface RouteContext {
   maxSeedItems: number;
   readyTimeoutMs: number;
   dashboardHtml: string;
+  /** Reads a host's robots.txt record from the shared cache (domain page); optional. */
+  robots: ((origin: string) => Promise<object | undefined>) | undefined;
 }
 
 /** OpenAPI security requirement of mutating routes. */

@@ -12,6 +12,7 @@ import { ApiOptionsError } from './errors.js';
 import { ApiMetrics } from './metrics.js';
 import { registerClusterRoutes } from './routes/cluster.js';
 import { registerDomainRoutes } from './routes/domains.js';
+import { registerInspectRoutes } from './routes/inspect.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerSeedRoutes } from './routes/seeds.js';
 import { StatsReader } from './stats-reader.js';
@@ -36,6 +37,11 @@ export interface ApiServerOptions {
   maxSeedItems?: number;
   /** How long `/readyz` waits for PING before answering 503. @default 1000 */
   readyTimeoutMs?: number;
+  /**
+   * Reads the robots.txt record of an origin (`https://host`) from the crawler's shared cache,
+   * for the domain page; `shardline api` passes the crawler's `RedisRobotsCache`. @default none
+   */
+  robots?: (origin: string) => Promise<object | undefined>;
   /** Fastify logger option (pino). @default false */
   logger?: FastifyServerOptions['logger'];
 }
@@ -94,6 +100,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     maxSeedItems,
     readyTimeoutMs,
     dashboardHtml: readFileSync(DASHBOARD, 'utf8'),
+    robots: options.robots,
   };
 
   app.addHook('onResponse', async (request, reply) => {
@@ -143,5 +150,6 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   registerClusterRoutes(app, ctx);
   registerDomainRoutes(app, ctx);
   registerSeedRoutes(app, ctx);
+  registerInspectRoutes(app, ctx);
   return app;
 }
