@@ -46,7 +46,23 @@ export interface ApiServerOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
-const DASHBOARD = new URL('../public/dashboard.html', import.meta.url);
+/** The dashboard's files, served at `/` and `/<name>`. */
+const DASHBOARD_FILES = {
+  '/': ['dashboard.html', 'text/html; charset=utf-8'],
+  '/dashboard.css': ['dashboard.css', 'text/css; charset=utf-8'],
+  '/dashboard-util.js': ['dashboard-util.js', 'text/javascript; charset=utf-8'],
+  '/dashboard-domain.js': ['dashboard-domain.js', 'text/javascript; charset=utf-8'],
+  '/dashboard.js': ['dashboard.js', 'text/javascript; charset=utf-8'],
+} as const;
+
+function readDashboard(): Map<string, { body: string; type: string }> {
+  return new Map(
+    Object.entries(DASHBOARD_FILES).map(([path, [file, type]]) => [
+      path,
+      { body: readFileSync(new URL(`../public/${file}`, import.meta.url), 'utf8'), type },
+    ]),
+  );
+}
 
 function positiveInteger(name: string, value: unknown, fallback: number): number {
   const v = value ?? fallback;
@@ -99,7 +115,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     guard: bearerGuard(options.token),
     maxSeedItems,
     readyTimeoutMs,
-    dashboardHtml: readFileSync(DASHBOARD, 'utf8'),
+    dashboard: readDashboard(),
     robots: options.robots,
   };
 
