@@ -67,7 +67,7 @@ export class Ownership {
       });
       await this.#index.apply(updates);
     }
-    await exec.commands(counters.commands());
+    await exec.scripts(counters.calls());
     return { requeued, deadLettered };
   }
 

@@ -12,8 +12,11 @@ export type RedisLocator = () => string | undefined;
 
 type NetStream = ReturnType<typeof createConnection>;
 
+/** What ioredis's `Connector` option takes (its own type is not exported from the package root). */
+export type ConnectorClass = new (options: unknown) => AbstractConnector;
+
 /** Builds an ioredis `Connector` class (the `Connector` option) that dials `locate()`'s answer. */
-export function followingConnector(locate: RedisLocator, initialUrl: string) {
+export function followingConnector(locate: RedisLocator, initialUrl: string): ConnectorClass {
   // While none runs, dial the last known address: the refused connection goes through
   // ioredis's reconnect loop (a rejected connect() would end the client for good).
   let last = initialUrl;

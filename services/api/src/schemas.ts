@@ -94,6 +94,24 @@ export const statsResponse = {
     dead: count,
     repeats: count,
     counters,
+    frontierLost: {
+      type: ['object', 'null'],
+      description:
+        'set when a pod found the frontier lost (SHARDLINE_ERR_FRONTIER_LOST: Redis restarted without persistence or was flushed): what is in Redis now is not the crawl that was running',
+      required: ['atMs', 'pod', 'expected', 'found'],
+      properties: {
+        atMs: {
+          type: 'integer',
+          description: "the pod's clock when it found the loss (ms since epoch)",
+        },
+        pod: { type: 'string' },
+        expected: { type: 'string', description: 'the frontier identity the pod had worked on' },
+        found: {
+          type: ['string', 'null'],
+          description: 'the identity Redis held then (null: none)',
+        },
+      },
+    },
   },
 } as const;
 
@@ -313,6 +331,10 @@ export const domainResponse = {
     domain: { type: 'string' },
     owner: { type: ['string', 'null'] },
     paused: { type: 'boolean' },
+    blockedUntilMs: {
+      ...integer,
+      description: 'epoch ms until which the domain is blocked; 0 = not',
+    },
     hostCount: integer,
     hosts: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
     deadLettersKept: integer,

@@ -12,6 +12,7 @@ import { ApiOptionsError } from './errors.js';
 import { ApiMetrics } from './metrics.js';
 import { registerClusterRoutes } from './routes/cluster.js';
 import { registerDomainRoutes } from './routes/domains.js';
+import { registerHostControlRoutes } from './routes/host-controls.js';
 import { registerInspectRoutes } from './routes/inspect.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerSeedRoutes } from './routes/seeds.js';
@@ -165,6 +166,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   registerOpsRoutes(app, ctx);
   registerClusterRoutes(app, ctx);
   registerDomainRoutes(app, ctx);
+  registerHostControlRoutes(app, ctx);
   registerSeedRoutes(app, ctx);
   registerInspectRoutes(app, ctx);
   return app;

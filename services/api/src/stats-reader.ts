@@ -106,10 +106,11 @@ export class StatsReader {
 
   /** Global counters and cluster totals. */
   async stats() {
-    const [counters, domains, snapshot] = await Promise.all([
+    const [counters, domains, snapshot, frontierLost] = await Promise.all([
       this.#frontier.stats(),
       this.#frontier.domainCount(),
       this.#cluster.snapshot(),
+      this.#frontier.frontierLost(),
     ]);
     return {
       timeMs: Date.now(),
@@ -125,6 +126,7 @@ export class StatsReader {
       dead: num(counters, 'dead'),
       repeats: num(counters, 'repeats'),
       counters,
+      frontierLost,
     };
   }
 

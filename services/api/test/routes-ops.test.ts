@@ -105,6 +105,9 @@ describe('GET /openapi.json', () => {
     ['get', '/v1/ring/locate'],
     ['get', '/v1/domains/{domain}/inspect'],
     ['post', '/v1/domains/{domain}/dead-letters/requeue'],
+    ['post', '/v1/domains/{domain}/block'],
+    ['post', '/v1/domains/{domain}/hosts/{host}/block'],
+    ['put', '/v1/domains/{domain}/hosts/{host}/delay'],
     ['get', '/metrics'],
     ['get', '/healthz'],
     ['get', '/readyz'],
@@ -139,7 +142,7 @@ describe('GET /openapi.json', () => {
         if (param.in === 'path') expect(param.required).toBe(true);
         expect(path.includes(`{${param.name}}`) || param.in !== 'path').toBe(true);
       }
-      const mutating = method === 'post';
+      const mutating = method !== 'get';
       expect(Boolean(op.security), `${method} ${path} security`).toBe(mutating);
       if (mutating) expect(op.security).toEqual([{ bearerAuth: [] }]);
     }

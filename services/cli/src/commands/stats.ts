@@ -28,6 +28,12 @@ export function registerStatsCommands(program: Command, ctx: CliContext): void {
       const extra = Object.entries(stats.counters)
         .filter(([name]) => !known.has(name))
         .sort(([a], [b]) => (a < b ? -1 : 1));
+      if (stats.frontierLost) {
+        const lost = stats.frontierLost;
+        ctx.stdout.write(
+          `FRONTIER LOST (SHARDLINE_ERR_FRONTIER_LOST): pod ${lost.pod} found at ${new Date(lost.atMs).toISOString()} that Redis lost the frontier it worked on (restart without persistence or flush); the counters below are not that crawl's\n`,
+        );
+      }
       ctx.stdout.write(
         formatPairs([
           ['pods', `${stats.pods} (${stats.livePods} live)`],
