@@ -5,6 +5,7 @@
  * REDIS_CLUSTER_NODES, else the embedded Redis in `--data-dir` (of `shardline crawl`/`up`).
  */
 import { ApiConfigError, loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
+import { RedisRobotsCache } from '@shardline/crawler';
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { findEmbeddedRedis } from '../embedded-redis.js';
@@ -85,7 +86,14 @@ export function registerApiCommand(program: Command): void {
       // The embedded Redis gets a new port when restarted (`down` then `up`): follow its port file.
       const dir = target.source.startsWith('embedded') ? embeddedRedisDir(flags) : undefined;
       const locate = dir === undefined ? undefined : () => findEmbeddedRedis(dir)?.url;
-      const api = await startApi(config, view, locate);
+      const api = await startApi(config, view, {
+        ...(locate ? { locate } : {}),
+        // The domain page shows each host's robots.txt record from the pods' shared cache.
+        robots: (redis) => {
+          const cache = new RedisRobotsCache({ redis, prefix: config.keyPrefix });
+          return (origin) => cache.get(origin);
+        },
+      });
       process.stdout.write(`shardline api listening on ${api.url}\n`);
       // Serve until asked to stop; the action's promise resolves once closed.
       await new Promise<void>((resolve) => {
