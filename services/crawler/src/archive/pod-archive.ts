@@ -59,11 +59,18 @@ export class PodArchive {
    * Archives the fetch as a response + request pair; resolves with where the response record
    * is, or `undefined` when there was no response to archive. Rejects when the write failed.
    */
-  async archive(outcome: FetchOutcome): Promise<WarcLocation | undefined> {
+  async archive(
+    outcome: FetchOutcome,
+    extraRequestHeaders: Record<string, string> = {},
+  ): Promise<WarcLocation | undefined> {
     const writer = this.#writer;
     if (!writer) throw new Error('PodArchive.archive before start()');
     const ip = await this.#addressOf(outcome.url);
-    const exchange = exchangeOf(outcome, this.#o.requestHeaders, ip);
+    const exchange = exchangeOf(
+      outcome,
+      sentHeaders(this.#o.requestHeaders, extraRequestHeaders),
+      ip,
+    );
     if (!exchange) return undefined;
     return writer.write(exchange);
   }
@@ -110,4 +117,16 @@ export class PodArchive {
       return undefined;
     }
   }
+}
+
+/**
+ * The header fields as the fetcher sends them: its own, then the call's extra fields (a
+ * conditional refetch's), which cannot replace one of its own (`user-agent`).
+ */
+function sentHeaders(
+  own: Array<[string, string]>,
+  extra: Record<string, string>,
+): Array<[string, string]> {
+  const names = new Set(own.map(([name]) => name));
+  return [...own, ...Object.entries(extra).filter(([name]) => !names.has(name))];
 }

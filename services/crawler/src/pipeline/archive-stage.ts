@@ -9,6 +9,7 @@ import type { PodArchive } from '../archive/pod-archive.js';
 import { CrawlOutcomeCode } from '../errors.js';
 import { type LeaseContext, required } from './lease-context.js';
 import type { LeaseStage, Settlement } from './stage.js';
+import { conditionalHeaders, leaseValidators } from './validators.js';
 
 /** Archives the lease's response. */
 export class ArchiveStage implements LeaseStage {
@@ -22,7 +23,9 @@ export class ArchiveStage implements LeaseStage {
   async run(ctx: LeaseContext): Promise<Settlement | undefined> {
     const outcome = required(ctx.outcome, 'fetch outcome', this.name);
     try {
-      const location = await this.#archive.archive(outcome);
+      // The request record holds what was sent: a refetch's If-None-Match / If-Modified-Since too.
+      const sentExtra = conditionalHeaders(leaseValidators(ctx.lease));
+      const location = await this.#archive.archive(outcome, sentExtra);
       if (location) ctx.warc = location;
       return undefined;
     } catch (error) {
