@@ -139,7 +139,7 @@ describe('GET /openapi.json', () => {
         if (param.in === 'path') expect(param.required).toBe(true);
         expect(path.includes(`{${param.name}}`) || param.in !== 'path').toBe(true);
       }
-      const mutating = method === 'post';
+      const mutating = method !== 'get';
       expect(Boolean(op.security), `${method} ${path} security`).toBe(mutating);
       if (mutating) expect(op.security).toEqual([{ bearerAuth: [] }]);
     }
