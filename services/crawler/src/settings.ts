@@ -196,7 +196,7 @@ export const POD_SETTINGS = {
     env: 'RESOLVE',
     flag: 'resolve',
     kind: 'list',
-    doc: 'DNS override host:addr, repeatable or comma-separated',
+    doc: "DNS override host:port:addr (that port only) or host:addr (only the ports of that host's seeds), repeatable or comma-separated",
     default: [],
     arg: 'host:addr',
   },

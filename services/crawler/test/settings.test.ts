@@ -311,7 +311,7 @@ describe('the settings table', () => {
       keyof typeof POD_SETTINGS | keyof PodLiveOptions
     >();
     expectTypeOf<keyof PodLiveOptions>().toEqualTypeOf<
-      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler'
+      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler' | 'onResult'
     >();
   });
 });
