@@ -335,6 +335,12 @@ export const domainResponse = {
       ...integer,
       description: 'epoch ms until which the domain is blocked; 0 = not',
     },
+    scheduled: { ...integer, description: 'URLs waiting in refetch schedules (counted in queued)' },
+    budgetSpent: { ...integer, description: 'claims taken from the refilling budget this window' },
+    budgetRefillAtMs: {
+      ...integer,
+      description: 'epoch ms at which the spent refilling budget refills; 0 = never spent',
+    },
     hostCount: integer,
     hosts: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
     deadLettersKept: integer,
