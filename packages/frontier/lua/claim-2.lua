@@ -1,3 +1,4 @@
+#!lua
 --[[
   claim: visit ONE host of a domain that its owner's due index said was due. First takes
   back expired leases of the host (bounded), then, while the politeness gate is open,
@@ -25,6 +26,8 @@
   Side effects: host state (f, n, id, q, seq), lease hash/deadlines, domain counters
   f, q, claimed, rep, dead, rs; dead letters; due refetches moved from the host's schedule
   to its queue (at most ARGV[4]).
+  The shebang makes Redis refuse the whole script while it is out of memory (a script
+  without one could stop halfway, at its first write that needs memory).
 ]]
 --@include "time"
 --@include "host"

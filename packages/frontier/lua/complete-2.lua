@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   complete: acknowledge a fetched URL; feeds the stats and the adaptive delay.
 
@@ -26,6 +27,7 @@
   (now is after the request was sent, so the start-to-start gap holds); domain counters
   f, ok, bytes, ms, links (or late); with a refetch interval the entry goes to the host's
   refetch schedule (domain q, rs +1).
+  Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat.
 ]]
 --@include "time"
 --@include "host"

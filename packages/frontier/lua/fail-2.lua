@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   fail: a fetch failed. Retryable failures back the host off (exponential, with jitter)
   and requeue the URL at the back of its level with attempt+1; after max retries, or when
@@ -33,6 +34,7 @@
   1 lease not found, 2 held by another pod.
   Side effects: lease removed; host f (and fc, bo, ad/ar, n when sent); domain f, err, q or dead;
   dead letters.
+  Flagged allow-oom (runs while Redis is full): moves a lease back to its queue or to the dead letters: about the same memory, and refusing it would leave the lease to expire.
 ]]
 --@include "time"
 --@include "host"

@@ -11,6 +11,12 @@ import type { Counters } from './counters.js';
 import type { Arg, ScriptCall } from './executor.js';
 import { SCRIPT_COMMANDS as C } from './scripts.js';
 
+/**
+ * Triples per index-update call: a seed batch of 50,000 hosts would otherwise spread 150,000
+ * arguments into one call (and overflow the stack). Chunks of one pod's slot run in order.
+ */
+const TRIPLES_PER_CALL = 1000;
+
 /** Pending index writes, grouped by pod: triples (member, seq, score), seq 0 = pin. */
 export class IndexBatch {
   readonly byPod = new Map<string, Arg[]>();
@@ -56,18 +62,23 @@ export class DueIndex {
     });
   }
 
-  /** The index-update calls of a batch (registering each pod it touches). */
+  /** The index-update calls of a batch (registering each pod it touches), in chunks. */
   calls(batch: IndexBatch): ScriptCall[] {
+    return this.#chunked(batch).map((c) => c.call);
+  }
+
+  #chunked(batch: IndexBatch): { pod: string; call: ScriptCall }[] {
     const { keys, options } = this.#ctx;
-    const calls: ScriptCall[] = [];
+    const out: { pod: string; call: ScriptCall }[] = [];
     for (const [pod, triples] of batch.byPod) {
       this.register(pod);
-      calls.push({
-        command: C['index-update'],
-        args: [keys.due(pod), keys.dueMeta(pod), keys.wakeChannel(pod), options.pinMs, ...triples],
-      });
+      const head: Arg[] = [keys.due(pod), keys.dueMeta(pod), keys.wakeChannel(pod), options.pinMs];
+      for (let start = 0; start < triples.length; start += TRIPLES_PER_CALL * 3) {
+        const args = head.concat(triples.slice(start, start + TRIPLES_PER_CALL * 3));
+        out.push({ pod, call: { command: C['index-update'], args } });
+      }
     }
-    return calls;
+    return out;
   }
 
   /**
@@ -75,10 +86,12 @@ export class DueIndex {
    * pod's earliest due time afterwards.
    */
   async apply(batch: IndexBatch, counters?: Counters): Promise<Map<string, number | null>> {
-    const calls = this.calls(batch);
-    const replies = await this.#ctx.exec.scriptsAndCommands(calls, counters?.commands() ?? []);
+    const chunks = this.#chunked(batch);
+    const calls = chunks.map((c) => c.call);
+    const replies = await this.#ctx.exec.scripts([...calls, ...(counters?.calls() ?? [])]);
+    // A pod's chunks run in order: its last chunk's reply is the index after all of them.
     const earliest = new Map<string, number | null>();
-    [...batch.byPod.keys()].forEach((pod, k) => {
+    chunks.forEach(({ pod }, k) => {
       earliest.set(pod, parseScore(asArray(replies[k], 'index-update')[0]));
     });
     return earliest;

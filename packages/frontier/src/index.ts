@@ -5,12 +5,16 @@ export {
   FrontierCapCode,
   FrontierError,
   FrontierErrorCode,
+  FrontierLostError,
   FrontierOptionsError,
   FrontierRejectCode,
   FrontierReplyError,
+  isOomReply,
   LeaseLostError,
   LeaseNotHeldError,
+  RedisOomError,
 } from './errors.js';
+export type { FrontierLostRecord } from './identity.js';
 export { FrontierInspector } from './inspector.js';
 export { FRONTIER_LUA_INCLUDES, type LoadedScript, luaScripts } from './lua-scripts.js';
 export type {

@@ -30,6 +30,7 @@ export const SCRIPT_COMMANDS = {
   'requeue-dead': `${VERSION}RequeueDead`,
   'index-update': `${VERSION}IndexUpdate`,
   'due-take': `${VERSION}DueTake`,
+  counters: `${VERSION}Counters`,
 } as const;
 
 type Arg = string | number;
@@ -53,6 +54,7 @@ declare module 'ioredis' {
     slv2RequeueDead: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2IndexUpdate: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2DueTake: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Counters: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
   }
 }
 

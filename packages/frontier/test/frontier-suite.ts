@@ -95,6 +95,17 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         { timeout, interval },
       );
 
+    it('enqueues 50,000 distinct hosts in one call (index updates are chunked, not one spread call)', async () => {
+      const f = make();
+      const urls = Array.from({ length: 50_000 }, (_, i) => `http://h${i}.wide.test/`);
+      const report = await f.enqueue(urls);
+      expect(report.queued).toBe(50_000);
+      const redis = connect();
+      const k = keysOf(f);
+      expect(await redis.zcard(k.due('pod-a'))).toBe(50_000);
+      // 30 s on a 2-core machine running six other test suites; ~2 s quiet.
+    }, 180_000);
+
     it('enqueues with per-item results and dedups canonical variants within and across batches', async () => {
       const f = make();
       const first = await f.enqueue([

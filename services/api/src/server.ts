@@ -16,6 +16,7 @@ import { registerHostControlRoutes } from './routes/host-controls.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerSeedRoutes } from './routes/seeds.js';
 import { StatsReader } from './stats-reader.js';
+import { installValidation } from './validation.js';
 
 /** Options of {@link createApiServer}. */
 export interface ApiServerOptions {
@@ -73,12 +74,13 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
 
   const app = Fastify({
     logger: options.logger ?? false,
+    // Logged by the onResponse hook below: the dashboard's polls at debug, changes at info.
+    disableRequestLogging: true,
     bodyLimit: maxBodyBytes,
-    // Report every problem of a request, and refuse unknown fields instead of dropping them.
-    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
   });
   // JSON only: a text/plain body is refused with 415 instead of failing validation.
   app.removeContentTypeParser('text/plain');
+  installValidation(app);
   installErrorHandlers(app, options.redis, maxBodyBytes);
 
   const reader = new StatsReader(options.frontier.inspector, options.cluster);
@@ -96,6 +98,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   };
 
   app.addHook('onResponse', async (request, reply) => {
+    const read = request.method === 'GET' || request.method === 'HEAD';
+    request.log[read ? 'debug' : 'info'](
+      {
+        method: request.method,
+        url: request.url.slice(0, 200),
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
     metrics.requestDuration.observe(
       {
         method: request.method,

@@ -20,6 +20,8 @@ export const CliErrorCode = {
   UNSUPPORTED: 'SHARDLINE_ERR_CLI_UNSUPPORTED',
   /** The frontier never saw the domain named on the command line (exit status 1). */
   UNKNOWN_DOMAIN: 'SHARDLINE_ERR_CLI_UNKNOWN_DOMAIN',
+  /** Seeding stopped part-way (Redis refused a write); the counts before it were printed (1). */
+  SEED_INTERRUPTED: 'SHARDLINE_ERR_CLI_SEED_INTERRUPTED',
   /** No live pod can own new URLs and no `--pods` was given (exit status 1). */
   NO_PODS: 'SHARDLINE_ERR_CLI_NO_PODS',
 } as const;

@@ -31,8 +31,13 @@ export interface CrawlerConfig {
   healthPort?: number;
   /** `LOG_LEVEL` (pino level). @default 'info' */
   logLevel: string;
+  /** `REDIS_CONNECT_TIMEOUT_MS`: how long the first connection may take. @default 10000 */
+  redisConnectTimeoutMs: number;
   pod: EnvPodOptions;
 }
+
+/** How long the first Redis connection may take by default. */
+export const DEFAULT_REDIS_CONNECT_TIMEOUT_MS = 10_000;
 
 const LOG_LEVEL = /^(fatal|error|warn|info|debug|trace|silent)$/;
 
@@ -58,8 +63,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CrawlerConfig 
       bad(setting.env, raw, expected),
     );
   }
-  const config: CrawlerConfig = { logLevel: 'info', pod: pod as EnvPodOptions };
-  const { redisUrl, redisClusterNodes, healthPort, logLevel } = PROCESS_SETTINGS;
+  const config: CrawlerConfig = {
+    logLevel: 'info',
+    redisConnectTimeoutMs: DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
+    pod: pod as EnvPodOptions,
+  };
+  const { redisUrl, redisClusterNodes, healthPort, logLevel, redisConnectTimeoutMs } =
+    PROCESS_SETTINGS;
   const url = env[redisUrl.env]?.trim();
   if (url) {
     if (!/^rediss?:\/\//.test(url)) throw bad(redisUrl.env, url, 'a redis:// or rediss:// URL');
@@ -72,6 +82,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CrawlerConfig 
     const port = parseIntText(health, (expected) => bad(healthPort.env, health, expected));
     if (port > 65535) throw bad(healthPort.env, health, 'a port number (0-65535)');
     config.healthPort = port;
+  }
+  const connect = env[redisConnectTimeoutMs.env]?.trim();
+  if (connect) {
+    const ms = parseIntText(connect, (expected) =>
+      bad(redisConnectTimeoutMs.env, connect, expected),
+    );
+    if (ms < 1) throw bad(redisConnectTimeoutMs.env, connect, 'a positive number of ms');
+    config.redisConnectTimeoutMs = ms;
   }
   const level = env[logLevel.env]?.trim();
   if (level) {

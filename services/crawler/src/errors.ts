@@ -48,6 +48,8 @@ export const CrawlerErrorCode = {
   INVALID_ARGUMENT: 'SHARDLINE_ERR_CRAWLER_INVALID_ARGUMENT',
   /** An environment variable read by `loadConfig` is malformed; the message names it. */
   CONFIG: 'SHARDLINE_ERR_CRAWLER_CONFIG',
+  /** Redis did not answer within `REDIS_CONNECT_TIMEOUT_MS` at start; the message names the URL and cause. */
+  REDIS_UNREACHABLE: 'SHARDLINE_ERR_CRAWLER_REDIS_UNREACHABLE',
 } as const;
 
 export type CrawlerErrorCode = (typeof CrawlerErrorCode)[keyof typeof CrawlerErrorCode];
@@ -136,6 +138,10 @@ export const CrawlOutcomeCode = {
   STOPPED: 'SHARDLINE_ERR_CRAWLER_STOPPED',
   /** The lease expired and was taken back before the outcome could be recorded. */
   LEASE_LOST: 'SHARDLINE_ERR_CRAWLER_LEASE_LOST',
+  /** The page handler threw or ran past `handlerTimeoutMs`: retried, dead-lettered after the retries. */
+  HANDLER: 'SHARDLINE_ERR_HANDLER',
+  /** The fetch's WARC records could not be written (disk full, permissions): retried. */
+  WARC: 'SHARDLINE_ERR_WARC_IO',
 } as const;
 
 export type CrawlOutcomeCode = (typeof CrawlOutcomeCode)[keyof typeof CrawlOutcomeCode];

@@ -84,7 +84,9 @@ export class Fetcher {
   readonly #maxDrainBytes: number;
   readonly #maxRetryAfterMs: number;
   readonly #oversize: 'truncate' | 'error';
-  readonly #headers: Record<string, string>;
+  // Sent on every request, user-agent last so extra headers cannot disguise us (robots.txt is
+  // matched on its token).
+  readonly #requestHeaders: Record<string, string>;
   readonly #dns: FetcherDns | undefined;
   #closed = false;
   #onSentErrors = 0;
@@ -161,7 +163,12 @@ export class Fetcher {
       throw invalidOption(OWNER, 'oversize', options.oversize, "'truncate' or 'error'");
     }
     this.#oversize = options.oversize ?? 'truncate';
-    this.#headers = validateHeaders(options.headers);
+    this.#requestHeaders = {
+      accept: DEFAULT_ACCEPT,
+      'accept-encoding': DEFAULT_ACCEPT_ENCODING,
+      ...validateHeaders(options.headers),
+      'user-agent': this.userAgent,
+    };
 
     this.#agent = new Agent({
       connections,
@@ -258,20 +265,26 @@ export class Fetcher {
           origin: target.origin,
           path: `${target.pathname}${target.search}`,
           method: 'GET',
-          headers: {
-            accept: DEFAULT_ACCEPT,
-            'accept-encoding': DEFAULT_ACCEPT_ENCODING,
-            ...this.#headers,
-            ...callHeaders,
-            // Last, so extra headers cannot disguise us: robots.txt is matched on this token.
-            'user-agent': this.userAgent,
-          },
+          // Per-call fields (conditional refetch) join the fixed ones; the user agent stays last,
+          // so extra headers cannot disguise us: robots.txt is matched on this token.
+          headers:
+            Object.keys(callHeaders).length === 0
+              ? this.#requestHeaders
+              : { ...this.#requestHeaders, ...callHeaders, 'user-agent': this.userAgent },
         },
         handler,
       );
     } catch (err) {
       handler.fail(err);
     }
+  }
+
+  /**
+   * The header fields every request carries, in the order sent (undici adds `host` and its
+   * connection fields); what an archive records as the request.
+   */
+  get requestHeaders(): Array<[string, string]> {
+    return Object.entries(this.#requestHeaders);
   }
 
   /** Counters since construction: `onSentErrors` counts `FetchOptions.onSent` callbacks that threw. */

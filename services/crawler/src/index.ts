@@ -1,3 +1,4 @@
+export type { ArchiveStats } from './archive/pod-archive.js';
 export {
   type ClusterNode,
   type CrawlerConfig,
@@ -21,6 +22,13 @@ export type {
   RawResponseHead,
 } from './fetch-types.js';
 export { Fetcher, type FetcherOptions } from './fetcher.js';
+export { decodeItem, encodeItem, type ItemRecord } from './handlers/items.js';
+export {
+  type EnqueueOptions,
+  type HandlerContext,
+  Page,
+  type PageHandler,
+} from './handlers/page-api.js';
 export {
   HealthServer,
   type HealthServerOptions,

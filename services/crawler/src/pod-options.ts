@@ -5,6 +5,8 @@
 import type { Assignment } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ArchiveStats } from './archive/pod-archive.js';
+import type { PageHandler } from './handlers/page-api.js';
 import type { PodSettingOptions } from './settings.js';
 import type { WakeSubscriber } from './work-loop.js';
 
@@ -24,6 +26,11 @@ export interface PodLiveOptions {
   assignment?: Assignment;
   /** Logger. @default pino at level 'warn' */
   logger?: Logger;
+  /**
+   * Page handler run on every fetched 2xx page (see `Page`, `HandlerContext`); the library form
+   * of the `handler` setting, which it overrides. @default none
+   */
+  pageHandler?: PageHandler;
 }
 
 /**
@@ -65,6 +72,12 @@ export interface PodStats {
   redirects: number;
   bytes: number;
   linksQueued: number;
+  /** Items page handlers pushed (written to the items stream / JSONL). */
+  items: number;
+  /** Page handler runs that threw or timed out (`SHARDLINE_ERR_HANDLER`). */
+  handlerErrors: number;
+  /** The WARC archive's counters; absent when the pod writes none. */
+  warc?: ArchiveStats;
   /** Outcomes by error code (`http-503`, `SHARDLINE_ERR_FETCH_TIMEOUT`, …). */
   errors: Record<string, number>;
   /** Bounds hit, by name. */
@@ -89,5 +102,9 @@ export interface PodStats {
     robotsSharedCache: number;
     robotsObserver: number;
     fetchObserver: number;
+    /** Episodes of Redis refusing writes for want of memory (`SHARDLINE_ERR_REDIS_OOM`). */
+    redisOom: number;
+    /** 1 when the pod stopped because Redis lost the frontier (`SHARDLINE_ERR_FRONTIER_LOST`). */
+    frontierLost: number;
   };
 }

@@ -31,6 +31,13 @@ export const PROCESS_SETTINGS = {
     doc: 'Redis Cluster start-up nodes host:port,host:port…; wins over the URL',
     defaultText: 'unset',
   },
+  redisConnectTimeoutMs: {
+    env: 'REDIS_CONNECT_TIMEOUT_MS',
+    flag: 'redis-connect-timeout-ms',
+    doc: 'how long the first connection to Redis may take before the process gives up with one error line (later drops are retried with backoff)',
+    defaultText: '10000',
+    shared: true,
+  },
   healthPort: {
     env: 'HEALTH_PORT',
     flag: 'health-port',

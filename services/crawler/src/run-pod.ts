@@ -5,10 +5,13 @@
  */
 import type { Logger } from 'pino';
 import type { EnvPodOptions } from './config.js';
+import { DEFAULT_REDIS_CONNECT_TIMEOUT_MS } from './config.js';
 import { CrawlerPod } from './crawler-pod.js';
 import { type HealthServer, servePodHealth } from './health-server.js';
 import type { PodStats } from './pod-options.js';
-import { createRedisClient, type RedisTarget } from './redis-client.js';
+import { quietKnownWarnings } from './process-warnings.js';
+import { openPodRedis, type RedisTarget, waitForRedis } from './redis-client.js';
+import { POD_SETTINGS } from './settings.js';
 
 /** Options of {@link runPod}. */
 export interface RunPodOptions {
@@ -16,6 +19,8 @@ export interface RunPodOptions {
   settings: EnvPodOptions;
   /** Where Redis is. */
   redis: RedisTarget;
+  /** How long the first connection may take before runPod gives up. @default 10000 */
+  redisConnectTimeoutMs?: number;
   /** Serve `/healthz`, `/readyz`, `POST /drain` on this port. @default off */
   healthPort?: number;
   logger: Logger;
@@ -36,6 +41,13 @@ export interface RunPodOptions {
 
 /** How long a crashing pod may take to stop before the process exits anyway. */
 const CRASH_EXIT_MS = 5000;
+/**
+ * After a signal, how long past `stopGraceMs` the stop (leave, hand-off, close) may take
+ * before the process exits anyway: with Redis gone those steps would wait forever.
+ */
+const STOP_MARGIN_MS = 5000;
+/** The signals that stop a pod: SIGHUP too (the terminal closed). */
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 /**
  * Runs a pod until it stops (SIGTERM / SIGINT, `POST /drain`, `exitWhenIdle`) and returns its
@@ -44,8 +56,10 @@ const CRASH_EXIT_MS = 5000;
  */
 export async function runPod(o: RunPodOptions): Promise<PodStats> {
   const { logger } = o;
-  const redis = createRedisClient(o.redis);
-  redis.on('error', (error) => logger.warn({ err: error }, 'redis error (reconnecting)'));
+  quietKnownWarnings();
+  // Reconnects back off and log one line per step; no per-attempt stack.
+  const connection = openPodRedis(o.redis, logger);
+  const redis = connection.client;
   let pod: CrawlerPod;
   try {
     pod = new CrawlerPod({ ...o.settings, redis, logger });
@@ -53,11 +67,22 @@ export async function runPod(o: RunPodOptions): Promise<PodStats> {
     redis.disconnect();
     throw error;
   }
+  const stopping = new AbortController();
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
     if (signals > 1 && o.exitOnSecondSignal) process.exit(130);
+    if (signals > 1) return;
     logger.info({ signal }, 'stopping');
+    stopping.abort();
+    const limitMs = (o.settings.stopGraceMs ?? POD_SETTINGS.stopGraceMs.default) + STOP_MARGIN_MS;
+    setTimeout(() => {
+      logger.error(
+        { signal, limitMs, redis: connection.label, redisCause: connection.lastCause() },
+        `stop did not finish within ${limitMs} ms (is Redis reachable?): exiting`,
+      );
+      process.exit(1);
+    }, limitMs).unref();
     void pod.stop();
   };
   const crash = async (error: unknown): Promise<never> => {
@@ -74,35 +99,53 @@ export async function runPod(o: RunPodOptions): Promise<PodStats> {
     process.exit(1);
   };
   const onCrash = (error: unknown) => void crash(error);
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   if (o.exitOnUncaughtError) {
     process.on('uncaughtException', onCrash);
     process.on('unhandledRejection', onCrash);
   }
   let health: HealthServer | undefined;
   let stopWatching: (() => void) | undefined;
+  let started = false;
   try {
+    try {
+      await waitForRedis(
+        connection,
+        o.redisConnectTimeoutMs ?? DEFAULT_REDIS_CONNECT_TIMEOUT_MS,
+        stopping.signal,
+      );
+    } catch (error) {
+      // A signal while waiting is a stop like any other, not an error.
+      if (stopping.signal.aborted) return pod.stats();
+      throw error;
+    }
     if (o.healthPort !== undefined) {
       health = await servePodHealth({ port: o.healthPort, pod, redis, logger });
     }
     await o.beforeStart?.(pod);
+    if (stopping.signal.aborted) return pod.stats();
     try {
       await pod.start();
     } catch (error) {
       if (o.exitOnUncaughtError) await crash(error);
       throw error;
     }
+    started = true;
     stopWatching = o.whileRunning?.(pod);
     await pod.done;
   } finally {
     stopWatching?.();
     await pod.stop();
     await health?.close();
-    o.afterStop?.(pod);
-    await redis.quit().catch((error: unknown) => logger.warn({ err: error }, 'redis quit failed'));
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    if (started) o.afterStop?.(pod);
+    if (redis.status === 'ready') {
+      await redis
+        .quit()
+        .catch((error: unknown) => logger.warn({ err: error }, 'redis quit failed'));
+    } else {
+      redis.disconnect();
+    }
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
   }

@@ -11,6 +11,7 @@
  */
 import { hostname } from 'node:os';
 import type { Setting, SettingKind, SettingValue } from './setting-kinds.js';
+import { OUTPUT_SETTINGS } from './settings-output.js';
 
 const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -411,6 +412,7 @@ export const POD_SETTINGS = {
     arg: 'file',
     perPod: true,
   },
+  ...OUTPUT_SETTINGS,
   exitWhenIdle: {
     env: 'EXIT_WHEN_IDLE',
     flag: 'exit-when-idle',

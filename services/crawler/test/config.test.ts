@@ -21,6 +21,7 @@ describe('loadConfig', () => {
     expect(config).toEqual({
       redisUrl: 'redis://127.0.0.1:7000',
       logLevel: 'debug',
+      redisConnectTimeoutMs: 10_000,
       pod: {
         podId: 'pod-7',
         concurrency: 32,
@@ -35,7 +36,7 @@ describe('loadConfig', () => {
       },
     });
     expect(loadConfig({ EXIT_WHEN_IDLE: 'true' }).pod.exitWhenIdle).toBe(true);
-    expect(loadConfig({})).toEqual({ logLevel: 'info', pod: {} });
+    expect(loadConfig({})).toEqual({ logLevel: 'info', redisConnectTimeoutMs: 10_000, pod: {} });
   });
 
   it('reads the membership, health and Redis Cluster settings (empty = unset)', () => {

@@ -65,6 +65,14 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   RESULTS_STREAM: 'resultsStreamKey',
   RESULTS_MAX_LEN: 'resultsMaxLen',
   RESULTS_JSONL: 'resultsJsonl',
+  WARC_DIR: 'warcDir',
+  NO_WARC: 'noWarc',
+  WARC_MAX_BYTES: 'warcMaxBytes',
+  HANDLER: 'handler',
+  HANDLER_TIMEOUT_MS: 'handlerTimeoutMs',
+  ITEMS_STREAM: 'itemsStreamKey',
+  ITEMS_MAX_LEN: 'itemsMaxLen',
+  ITEMS_JSONL: 'itemsJsonl',
   EXIT_WHEN_IDLE: 'exitWhenIdle',
   STOP_GRACE_MS: 'stopGraceMs',
 };
@@ -115,6 +123,14 @@ const DEFAULTS = {
   resultsStreamKey: 'sl:results',
   resultsMaxLen: 1_000_000,
   resultsJsonl: undefined,
+  warcDir: undefined,
+  noWarc: false,
+  warcMaxBytes: 1_073_741_824,
+  handler: undefined,
+  handlerTimeoutMs: 30_000,
+  itemsStreamKey: 'sl:items',
+  itemsMaxLen: 1_000_000,
+  itemsJsonl: undefined,
   exitWhenIdle: undefined,
   stopGraceMs: 10_000,
   minClaimIntervalMs: 10,
@@ -168,6 +184,14 @@ interface SettingOptionsContract {
   resultsStreamKey?: string;
   resultsMaxLen?: number;
   resultsJsonl?: string;
+  warcDir?: string;
+  noWarc?: boolean;
+  warcMaxBytes?: number;
+  handler?: string;
+  handlerTimeoutMs?: number;
+  itemsStreamKey?: string;
+  itemsMaxLen?: number;
+  itemsJsonl?: string;
   exitWhenIdle?: boolean | { graceMs?: number };
   stopGraceMs?: number;
   minClaimIntervalMs?: number;
@@ -193,7 +217,13 @@ describe('the settings table', () => {
       expect(byEnv.get(env), env).toBe(option);
     }
     const processEnv = Object.values(PROCESS_SETTINGS).map((s) => s.env);
-    expect(processEnv).toEqual(['REDIS_URL', 'REDIS_CLUSTER_NODES', 'HEALTH_PORT', 'LOG_LEVEL']);
+    expect(processEnv).toEqual([
+      'REDIS_URL',
+      'REDIS_CLUSTER_NODES',
+      'REDIS_CONNECT_TIMEOUT_MS',
+      'HEALTH_PORT',
+      'LOG_LEVEL',
+    ]);
   });
 
   it('spells names one way: unique env and flags, units in the option name', () => {
@@ -275,7 +305,7 @@ describe('the settings table', () => {
       keyof typeof POD_SETTINGS | keyof PodLiveOptions
     >();
     expectTypeOf<keyof PodLiveOptions>().toEqualTypeOf<
-      'redis' | 'subscriber' | 'assignment' | 'logger'
+      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler'
     >();
   });
 });

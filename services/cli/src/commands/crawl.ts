@@ -6,7 +6,6 @@
  * started with its data in --data-dir (AOF on, so a crawl resumes). The pod joins the
  * membership before it claims; HEALTH_PORT / --health-port serves the probes and `/drain`.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type CrawlerConfig,
@@ -14,6 +13,7 @@ import {
   CrawlerErrorCode,
   type CrawlerPod,
   loadConfig,
+  type PodSettingOptions,
   PROCESS_SETTINGS,
   parseClusterNodes,
   runPod,
@@ -22,6 +22,10 @@ import type { Command } from 'commander';
 import { type Logger, pino } from 'pino';
 import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { clip } from '../lib/domains.js';
+import type { SeedCounts } from '../lib/seed-progress.js';
+import { type SeedSource, seedSources } from '../lib/seed-sources.js';
+import { SeedInterruptedError, seedLines } from '../lib/seeder.js';
 import {
   addPodSettingFlags,
   intFlag,
@@ -34,6 +38,7 @@ interface CrawlFlags {
   redisUrl?: string;
   redisCluster?: string;
   healthPort?: number;
+  redisConnectTimeoutMs?: number;
   dataDir: string;
   redisPort?: number;
   seedsFile?: string;
@@ -58,17 +63,23 @@ export function progressLine(
 
 /** Registers `shardline crawl`. */
 export function registerCrawlCommand(program: Command): void {
-  const { redisUrl, redisClusterNodes, healthPort, logLevel } = PROCESS_SETTINGS;
+  const { redisUrl, redisClusterNodes, healthPort, logLevel, redisConnectTimeoutMs } =
+    PROCESS_SETTINGS;
   const command = program
     .command('crawl')
     .description('run a crawler pod (starts an embedded redis-server when no Redis is configured)')
     .argument('[seeds...]', 'seed URLs to enqueue before crawling')
     .option(`--${redisUrl.flag} <url>`, settingHelp(redisUrl))
     .option(`--${redisClusterNodes.flag} <nodes>`, settingHelp(redisClusterNodes))
+    .option(
+      `--${redisConnectTimeoutMs.flag} <ms>`,
+      settingHelp(redisConnectTimeoutMs),
+      intFlag(redisConnectTimeoutMs.flag),
+    )
     .option(`--${healthPort.flag} <n>`, settingHelp(healthPort), intFlag(healthPort.flag))
     .option(
       '--data-dir <dir>',
-      'shardline state directory; the embedded Redis keeps its data in <data-dir>/redis',
+      'shardline state directory: the embedded Redis keeps its data in <data-dir>/redis, WARC files go to <data-dir>/warc',
       './.shardline',
     )
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', intFlag('redis-port'))
@@ -82,28 +93,51 @@ export function registerCrawlCommand(program: Command): void {
   );
 }
 
+/** `shardline crawl` archives by default: WARC files in <data-dir>/warc unless told otherwise. */
+function withWarcDefault(settings: PodSettingOptions, dataDir: string): PodSettingOptions {
+  if (settings.warcDir !== undefined || settings.noWarc) return settings;
+  return { ...settings, warcDir: join(dataDir, 'warc') };
+}
+
 /** A bad variable or option is a usage error (one line, status 2); anything else stays. */
 function usage(error: unknown): unknown {
+  if (error instanceof CrawlerError && error.code === CrawlerErrorCode.REDIS_UNREACHABLE) {
+    return new CliError(CliErrorCode.REDIS_UNREACHABLE, error.message);
+  }
   const bad =
     error instanceof CrawlerError &&
     (error.code === CrawlerErrorCode.CONFIG || error.code === CrawlerErrorCode.INVALID_OPTION);
   return bad ? new CliError(CliErrorCode.USAGE, error.message) : error;
 }
 
-function readSeeds(seeds: string[], seedsFile: string | undefined): string[] {
-  const all = [...seeds];
-  if (!seedsFile) return all;
-  let text: string;
-  try {
-    text = readFileSync(seedsFile, 'utf8');
-  } catch (error) {
-    throw new CliError(CliErrorCode.IO, `cannot read ${seedsFile}: ${(error as Error).message}`);
+/** Streams every seed source into the pod in batches; logs each rejected line. */
+async function seedPod(pod: CrawlerPod, sources: SeedSource[], logger: Logger): Promise<void> {
+  const total = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
+  for (const source of sources) {
+    let counts: SeedCounts;
+    try {
+      counts = await seedLines({ enqueue: (items) => pod.seed(items) }, source.lines(), {
+        onReject: (r) =>
+          logger.warn(
+            { source: source.name, line: r.line, code: r.code, input: clip(r.input) },
+            `seed ${source.unit} ${r.line} rejected: ${r.reason}`,
+          ),
+      });
+    } catch (error) {
+      if (!(error instanceof SeedInterruptedError)) throw error;
+      const queued = total.queued + error.counts.queued;
+      throw new CliError(
+        CliErrorCode.SEED_INTERRUPTED,
+        `seeding stopped after ${total.lines + error.counts.lines} lines (${queued} queued): ${error.message}`,
+      );
+    }
+    total.lines += counts.lines;
+    total.queued += counts.queued;
+    total.duplicates += counts.duplicates;
+    total.overCap += counts.overCap;
+    total.rejected += counts.rejected;
   }
-  for (const line of text.split('\n')) {
-    const url = line.trim();
-    if (url && !url.startsWith('#')) all.push(url);
-  }
-  return all;
+  logger.info(total, 'seeded');
 }
 
 /** Redis from flags over the environment: a flag beats any variable (--redis-url over nodes too). */
@@ -127,7 +161,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
   } catch (error) {
     throw usage(error);
   }
-  const allSeeds = readSeeds(seeds, flags.seedsFile);
+  const sources = await seedSources({ urls: seeds, file: flags.seedsFile });
   const logger = pino({ level: flags.logLevel ?? config.logLevel }, pino.destination(2));
   const target = redisTarget(flags, config);
   let embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | undefined;
@@ -145,17 +179,13 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
   }
   try {
     await runPod({
-      settings: { ...config.pod, ...podOptionsFromFlags(flags) },
+      settings: withWarcDefault({ ...config.pod, ...podOptionsFromFlags(flags) }, flags.dataDir),
       redis: target,
+      redisConnectTimeoutMs: flags.redisConnectTimeoutMs ?? config.redisConnectTimeoutMs,
       healthPort: flags.healthPort ?? config.healthPort,
       logger,
       beforeStart: async (pod) => {
-        if (allSeeds.length === 0) return;
-        const report = await pod.seed(allSeeds);
-        logger.info(
-          { queued: report.queued, duplicates: report.duplicates, rejected: report.rejected },
-          'seeded',
-        );
+        if (sources.length > 0) await seedPod(pod, sources, logger);
       },
       whileRunning: (pod) =>
         (flags.progress ?? process.stderr.isTTY) ? progress(pod, logger) : undefined,

@@ -1,26 +1,27 @@
 /**
- * `shardline seed [urls...] [--file FILE]`: queues seed URLs from arguments, a file or
+ * `shardline seed [urls...] [--seeds-file FILE]`: queues seed URLs from arguments, a file or
  * stdin (streamed, batched), with a priority and tags per line (format in
  * `lib/seed-line.ts`). Every rejected line is reported with its number and reason on
  * stderr and, with `--report FILE`, as JSONL; the status is 1 when any line was rejected
  * unless `--allow-rejects`. Duplicates and over-cap URLs are summarised, not rejections.
  */
 import { once } from 'node:events';
-import type { ReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { CliError, CliErrorCode, ExitCode, usageError } from '../errors.js';
 import { clip } from '../lib/domains.js';
-import { type InputLine, meaningfulLines, openLines } from '../lib/lines.js';
 import { integerIn } from '../lib/parse.js';
 import { isTag } from '../lib/seed-line.js';
-import { createSeedProgress } from '../lib/seed-progress.js';
-import { type SeedRejection, seedLines } from '../lib/seeder.js';
+import { createSeedProgress, type SeedCounts } from '../lib/seed-progress.js';
+import { seedSources } from '../lib/seed-sources.js';
+import { SeedInterruptedError, type SeedRejection, seedLines } from '../lib/seeder.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
 
 interface SeedFlags extends SessionFlags {
+  seedsFile?: string;
+  /** Hidden alias of --seeds-file. */
   file?: string;
   priority?: number;
   tag: string[];
@@ -51,10 +52,11 @@ export function registerSeedCommand(program: Command, ctx: CliContext): void {
     program
       .command('seed')
       .description(
-        'queue seed URLs from arguments, --file or stdin; one per line: URL [priority=N] [tag=x …]; blank lines and # comments skipped',
+        'queue seed URLs from arguments, --seeds-file or stdin; one per line: URL [priority=N] [tag=x …]; blank lines and # comments skipped',
       )
       .argument('[urls...]', 'seed URLs (each may carry attributes: "URL priority=5 tag=news")')
-      .option('--file <path>', 'read seed lines from a file ("-" = stdin)')
+      .option('--seeds-file <path>', 'read seed lines from a file ("-" = stdin)')
+      .addOption(new Option('--file <path>', 'old name of --seeds-file').hideHelp())
       .option('--priority <n>', 'priority of lines without priority=N (default 0)', priority)
       .option('--tag <tag>', 'tag every seed (repeatable, comma-separated)', collectTag, [])
       .option(
@@ -74,49 +76,6 @@ export function registerSeedCommand(program: Command, ctx: CliContext): void {
   });
 }
 
-interface Source {
-  /** `arg` for command-line URLs, `line` for stdin and files (used in messages). */
-  unit: 'arg' | 'line';
-  name: string;
-  lines: () => Promise<AsyncIterable<InputLine>>;
-  totalBytes?: number;
-  bytesRead?: () => number;
-}
-
-async function* argLines(urls: readonly string[]): AsyncGenerator<InputLine> {
-  for (let i = 0; i < urls.length; i++) {
-    const text = urls[i]!.trim();
-    if (text.length > 0 && !text.startsWith('#')) yield { number: i + 1, text };
-  }
-}
-
-async function sources(ctx: CliContext, urls: string[], flags: SeedFlags): Promise<Source[]> {
-  const out: Source[] = [];
-  if (urls.length > 0) {
-    out.push({ unit: 'arg', name: 'args', lines: async () => argLines(urls) });
-  }
-  if (flags.file !== undefined && flags.file !== '-') {
-    const path = flags.file;
-    const stream = (await openLines(path)) as ReadStream;
-    const handle = await open(path, 'r');
-    const { size } = await handle.stat();
-    await handle.close();
-    out.push({
-      unit: 'line',
-      name: path,
-      lines: async () => meaningfulLines(stream),
-      totalBytes: size,
-      bytesRead: () => stream.bytesRead,
-    });
-  } else if (flags.file === '-' || urls.length === 0) {
-    if ((ctx.stdin as { isTTY?: boolean }).isTTY && flags.file !== '-') {
-      throw usageError('no seeds: give URLs as arguments, --file FILE, or pipe lines on stdin');
-    }
-    out.push({ unit: 'line', name: 'stdin', lines: async () => meaningfulLines(ctx.stdin) });
-  }
-  return out;
-}
-
 /** A JSONL file opened up front (a bad path fails before anything is queued). */
 async function openReport(path: string): Promise<Writable> {
   try {
@@ -129,7 +88,11 @@ async function openReport(path: string): Promise<Writable> {
 }
 
 async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promise<void> {
-  const inputs = await sources(ctx, urls, flags);
+  const inputs = await seedSources({
+    urls,
+    file: flags.seedsFile ?? flags.file,
+    stdin: ctx.stdin,
+  });
   const report = flags.report === undefined ? undefined : await openReport(flags.report);
   try {
     await withSession(flags, async (session) => {
@@ -141,6 +104,14 @@ async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promi
         quiet: !flags.progress,
       });
       const total = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
+      const addCounts = (counts: SeedCounts) => {
+        total.lines += counts.lines;
+        total.queued += counts.queued;
+        total.duplicates += counts.duplicates;
+        total.overCap += counts.overCap;
+        total.rejected += counts.rejected;
+      };
+      let interrupted: SeedInterruptedError | undefined;
       try {
         let bytesBefore = 0;
         for (const input of inputs) {
@@ -154,28 +125,31 @@ async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promi
               }
             }
           };
-          const counts = await seedLines(session.frontier, await input.lines(), {
-            batchLines: flags.batch,
-            defaults: { priority: flags.priority, tags: flags.tag },
-            onReject,
-            onProgress: (c) =>
-              progress.update(
-                {
-                  lines: total.lines + c.lines,
-                  queued: total.queued + c.queued,
-                  duplicates: total.duplicates + c.duplicates,
-                  overCap: total.overCap + c.overCap,
-                  rejected: total.rejected + c.rejected,
-                },
-                bytesBefore + (input.bytesRead?.() ?? 0),
-              ),
-          });
+          try {
+            const counts = await seedLines(session.frontier, input.lines(), {
+              batchLines: flags.batch,
+              defaults: { priority: flags.priority, tags: flags.tag },
+              onReject,
+              onProgress: (c) =>
+                progress.update(
+                  {
+                    lines: total.lines + c.lines,
+                    queued: total.queued + c.queued,
+                    duplicates: total.duplicates + c.duplicates,
+                    overCap: total.overCap + c.overCap,
+                    rejected: total.rejected + c.rejected,
+                  },
+                  bytesBefore + (input.bytesRead?.() ?? 0),
+                ),
+            });
+            addCounts(counts);
+          } catch (error) {
+            if (!(error instanceof SeedInterruptedError)) throw error;
+            addCounts(error.counts);
+            interrupted = error;
+            break;
+          }
           bytesBefore += input.totalBytes ?? 0;
-          total.lines += counts.lines;
-          total.queued += counts.queued;
-          total.duplicates += counts.duplicates;
-          total.overCap += counts.overCap;
-          total.rejected += counts.rejected;
         }
       } finally {
         progress.stop();
@@ -184,9 +158,15 @@ async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promi
       if (flags.json) {
         ctx.stdout.write(`${JSON.stringify(summary)}\n`);
       } else {
-        const n = (v: number) => v.toLocaleString('en-US');
         ctx.stdout.write(
-          `queued ${n(total.queued)}, duplicate ${n(total.duplicates)}, over-cap ${n(total.overCap)}, rejected ${n(total.rejected)} (${n(total.lines)} lines; owners from ${summary.owners})\n`,
+          `queued ${n0(total.queued)}, duplicate ${n0(total.duplicates)}, over-cap ${n0(total.overCap)}, rejected ${n0(total.rejected)} (${n0(total.lines)} lines; owners from ${summary.owners})\n`,
+        );
+      }
+      if (interrupted) {
+        // The summary above is exact for every line before the failing batch.
+        throw new CliError(
+          CliErrorCode.SEED_INTERRUPTED,
+          `seeding stopped after ${n0(total.lines)} lines (${n0(total.queued)} queued): ${interrupted.message}; the next ${n0(interrupted.pendingLines)} lines may be partly queued and the rest were not read (seeding again is safe: duplicates are skipped)`,
         );
       }
       if (total.rejected > 0 && !flags.allowRejects) {

@@ -2,7 +2,7 @@
  * Streams seed lines into the frontier in batches: parse (see `seed-line.ts`), enqueue a
  * batch, count and report its results, read on. One batch is in memory at a time and the
  * line reader pauses its input while a batch is written, so memory stays flat for any
- * number of lines.
+ * number of lines. `shardline seed` and `shardline crawl` both seed through here.
  */
 import type { EnqueueItem, EnqueueReport } from '@shardline/frontier';
 import type { InputLine } from './lines.js';
@@ -15,6 +15,22 @@ export interface SeedRejection {
   input: string;
   code: string;
   reason: string;
+}
+
+/**
+ * Enqueueing failed part-way (Redis refused a write, the connection went): `counts` are the
+ * lines of the batches that were fully written before it; the failing batch (`pendingLines`
+ * lines) may be partly queued — seeding it again is safe, duplicates are skipped.
+ */
+export class SeedInterruptedError extends Error {
+  override readonly name = 'SeedInterruptedError';
+  constructor(
+    readonly counts: SeedCounts,
+    readonly pendingLines: number,
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
 }
 
 /** What the seeder needs from the frontier. */
@@ -46,7 +62,12 @@ export async function seedLines(
 
   const flush = async () => {
     const items = batch.flatMap((entry) => (entry.item ? [entry.item] : []));
-    const report = items.length > 0 ? await target.enqueue(items) : undefined;
+    let report: EnqueueReport | undefined;
+    try {
+      report = items.length > 0 ? await target.enqueue(items) : undefined;
+    } catch (error) {
+      throw new SeedInterruptedError({ ...counts }, batch.length, error);
+    }
     let k = 0;
     for (const entry of batch) {
       let rejection = entry.bad;
@@ -75,7 +96,9 @@ export async function seedLines(
   };
 
   for await (const line of lines) {
-    const parsed = parseSeedLine(line.text, options.defaults);
+    const parsed = line.rejection
+      ? { ok: false as const, ...line.rejection }
+      : parseSeedLine(line.text, options.defaults);
     batch.push(
       parsed.ok
         ? { line, item: parsed.item }

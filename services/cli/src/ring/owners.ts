@@ -19,7 +19,9 @@ export async function runOwners(ctx: CliContext, flags: OwnersFlags): Promise<vo
   const out = new LineWriter(ctx.stdout);
   let bad = 0;
   for await (const line of meaningfulLines(ctx.stdin)) {
-    const result = domainOfLine(line.text);
+    const result = line.rejection
+      ? { ok: false as const, reason: line.rejection.reason }
+      : domainOfLine(line.text);
     if (result.ok) {
       await out.line(`${result.domain}\t${ring.owner(result.domain)}`);
     } else {

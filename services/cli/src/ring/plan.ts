@@ -38,7 +38,9 @@ async function loadDomains(
   const unique = new Set<string>();
   let bad = 0;
   for await (const line of meaningfulLines(await openLines(file))) {
-    const result = domainOfLine(line.text);
+    const result = line.rejection
+      ? { ok: false as const, reason: line.rejection.reason }
+      : domainOfLine(line.text);
     if (result.ok) unique.add(result.domain);
     else {
       bad++;

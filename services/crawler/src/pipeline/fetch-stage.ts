@@ -15,9 +15,12 @@ import { conditionalHeaders, leaseValidators } from './validators.js';
 export class FetchStage implements LeaseStage {
   readonly name = 'fetch';
   readonly #fetcher: Pick<Fetcher, 'fetch'>;
+  // An archive or a page handler wants every body, not only HTML ones.
+  readonly #keepAllBodies: boolean;
 
-  constructor(fetcher: Pick<Fetcher, 'fetch'>) {
+  constructor(fetcher: Pick<Fetcher, 'fetch'>, options: { keepAllBodies?: boolean } = {}) {
     this.#fetcher = fetcher;
+    this.#keepAllBodies = options.keepAllBodies ?? false;
   }
 
   async run(ctx: LeaseContext): Promise<Settlement | undefined> {
@@ -27,7 +30,7 @@ export class FetchStage implements LeaseStage {
       ctx.outcome = await this.#fetcher.fetch(ctx.lease.url, {
         signal: ctx.signal,
         onSent: pass.sent,
-        keepBody: sitemap ? 'always' : 'html',
+        keepBody: sitemap || this.#keepAllBodies ? 'always' : 'html',
         headers: conditionalHeaders(leaseValidators(ctx.lease)),
         // SHA-1 runs at well over 1 GB/s: cheap next to the fetch, so every 2xx is hashed.
         hashBody: true,

@@ -104,6 +104,7 @@ export class Settler {
       ...ctx.base,
       outcome: result,
       ...fetchFields(outcome),
+      ...warcFields(ctx),
       links: ctx.links.length,
       linksQueued: ctx.linksQueued,
       ...(bounds.length > 0 ? { bounds: bounds.join(',') } : {}),
@@ -227,5 +228,11 @@ export class Settler {
 
 /** The fetch fields of a result: from the outcome when there is one, else "nothing sent". */
 function resultFields(ctx: LeaseContext, outcome: FetchOutcome | undefined) {
-  return outcome ? fetchFields(outcome) : unfetched(ctx.base);
+  return outcome ? { ...fetchFields(outcome), ...warcFields(ctx) } : unfetched(ctx.base);
+}
+
+/** Where the response was archived, when it was. */
+function warcFields(ctx: LeaseContext) {
+  const warc = ctx.warc;
+  return warc ? { warcFile: warc.file, warcOffset: warc.offset, warcLength: warc.length } : {};
 }
