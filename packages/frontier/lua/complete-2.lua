@@ -14,17 +14,25 @@
   ARGV[8] max delay (ms), caps the adaptive delay
   ARGV[9] default delay (ms)
   ARGV[10] default concurrency
+  ARGV[11] default refetch interval (ms) for URLs without their own; 0 = none (recrawl.lua)
+  ARGV[12] adaptive refetch: '1' | '0'
+  ARGV[13] least refetch interval (ms) when adaptive
+  ARGV[14] greatest refetch interval (ms) when adaptive
+  ARGV[15] content changed: '1' | '0' | '' unknown
+  ARGV[16] validators: '' keep the stored ones, else '=' followed by the new ones
 
-  Returns { status, seq, score }: status 0 ok, 1 lease not found (counted as a late
+  Returns { status, seq, score, rescheduled (1 | 0) }: status 0 ok, 1 lease not found (counted as a late
   completion: the URL was already requeued), 2 held by another pod.
   Side effects: lease removed; host f, fc=0, bo=0, ad/ar, n = max(n, now + effective delay)
   (now is after the request was sent, so the start-to-start gap holds); domain counters
-  f, ok, bytes, ms, links (or late).
-  Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat.
+  f, ok, bytes, ms, links (or late); with a refetch interval the entry goes to the host's
+  refetch schedule (domain q, rs +1).
+  Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat. A refetch it schedules takes the place of the lease it removes (about the same size).
 ]]
 --@include "time"
 --@include "host"
 --@include "adaptive"
+--@include "recrawl"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
@@ -32,10 +40,10 @@ local lk = hkey(root, host, 'L')
 local v = redis.call('HGET', lk, field)
 if not v then
   redis.call('HINCRBY', dkey, 'late', 1)
-  return { 1, 0, '' }
+  return { 1, 0, '', 0 }
 end
-local _, who = lease_parse(v)
-if who ~= holder then return { 2, 0, '' } end
+local _, who, _, level, entry = lease_parse(v)
+if who ~= holder then return { 2, 0, '', 0 } end
 local now = now_ms()
 local skey = hkey(root, host, 's')
 redis.call('HDEL', lk, field)
@@ -52,5 +60,9 @@ adaptive_on_response(skey, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl)
 st = host_state(root, host)
 local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[9])))
 redis.call('HSET', skey, 'n', fmt(next_at))
+local validators = nil
+if ARGV[16] ~= '' then validators = string.sub(ARGV[16], 2) end
+local rescheduled = recrawl_schedule(root, dkey, host, level, entry, now, tonumber(ARGV[11]),
+  ARGV[12] == '1', tonumber(ARGV[13]), tonumber(ARGV[14]), ARGV[15], validators)
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[10]))
-return { 0, seq, score }
+return { 0, seq, score, rescheduled and 1 or 0 }

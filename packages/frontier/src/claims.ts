@@ -134,6 +134,8 @@ export class Claims {
         o.reapBatch,
         o.maxRetries,
         o.deadLetterCap,
+        o.domainBudget?.pages ?? 0,
+        o.domainBudget?.periodMs ?? 0,
       ],
     }));
     const replies = await exec.scripts(calls);
@@ -174,6 +176,8 @@ export class Claims {
           claimedAtMs,
           pod,
           meta: e.meta,
+          ...(e.refetchAfterMs === undefined ? {} : { refetchAfterMs: e.refetchAfterMs }),
+          ...(e.validators === undefined ? {} : { validators: e.validators }),
         });
         counters.queued(domain, -1);
         counters.add('claimed', 1, pod);

@@ -5,11 +5,25 @@
  * this package decodes these (readers get typed objects from `FrontierInspector`).
  */
 import { FrontierArgumentError } from './errors.js';
-import type { DeadLetter, DomainStats, HostState } from './types.js';
+import type { DeadLetter, DomainStats, HostState, Validators } from './types.js';
 
-/** A queue entry: `<depth>,<attempt>,<metaLength>,<meta><url>`. */
-export function packEntry(depth: number, attempt: number, meta: string, url: string): string {
-  return `${depth},${attempt},${meta.length},${meta}${url}`;
+/**
+ * A queue entry: `<depth>,<attempt>,<metaLength>,<meta><url>`; a URL with recrawl data has
+ * `<metaLength>/<refetchMs>[/<validatorsLength>]` as its third field and its validators
+ * (ASCII, {@link packValidators}) before the meta. Lua parses only the numbers and the
+ * validators (lua/includes/recrawl.lua).
+ */
+export function packEntry(
+  depth: number,
+  attempt: number,
+  meta: string,
+  url: string,
+  recrawl?: { refetchAfterMs: number; validators?: Validators },
+): string {
+  if (!recrawl) return `${depth},${attempt},${meta.length},${meta}${url}`;
+  const v = recrawl.validators ? packValidators(recrawl.validators) : '';
+  const head = `${meta.length}/${recrawl.refetchAfterMs}${v ? `/${v.length}` : ''}`;
+  return `${depth},${attempt},${head},${v}${meta}${url}`;
 }
 
 export interface DecodedEntry {
@@ -17,19 +31,59 @@ export interface DecodedEntry {
   attempt: number;
   meta: string;
   url: string;
+  /** The URL's own refetch interval, when it has one. */
+  refetchAfterMs?: number;
+  validators?: Validators;
 }
 
 export function unpackEntry(entry: string): DecodedEntry {
   const a = entry.indexOf(',');
   const b = entry.indexOf(',', a + 1);
   const c = entry.indexOf(',', b + 1);
-  const metaLength = Number(entry.slice(b + 1, c));
-  return {
+  const [metaLength = 0, refetch, validatorsLength = 0] = entry
+    .slice(b + 1, c)
+    .split('/')
+    .map(Number);
+  const v = c + 1 + validatorsLength;
+  const decoded: DecodedEntry = {
     depth: Number(entry.slice(0, a)),
     attempt: Number(entry.slice(a + 1, b)),
-    meta: entry.slice(c + 1, c + 1 + metaLength),
-    url: entry.slice(c + 1 + metaLength),
+    meta: entry.slice(v, v + metaLength),
+    url: entry.slice(v + metaLength),
   };
+  if (refetch !== undefined) decoded.refetchAfterMs = refetch;
+  if (validatorsLength > 0) decoded.validators = unpackValidators(entry.slice(c + 1, v));
+  return decoded;
+}
+
+/** Unit separator between the stored validators (never in an ETag or a hash). */
+const SEP = '\x1f';
+const ETAG = /^[\x21-\x7e]{1,256}$/;
+const HASH = /^[\w+/=-]{1,128}$/;
+
+/**
+ * Validators, compactly: `<etag>\x1f<lastModified epoch s>\x1f<contentHash>`, empty parts
+ * for missing ones, trailing separators dropped. Values that are not plain ASCII of a sane
+ * length (a hostile ETag) are left out rather than stored.
+ */
+export function packValidators(v: Validators): string {
+  const etag = v.etag !== undefined && ETAG.test(v.etag) ? v.etag : '';
+  const at = v.lastModified === undefined ? Number.NaN : Date.parse(v.lastModified);
+  const lm = Number.isFinite(at) && at >= 0 ? String(Math.floor(at / 1000)) : '';
+  const hash = v.contentHash !== undefined && HASH.test(v.contentHash) ? v.contentHash : '';
+  const parts = [etag, lm, hash];
+  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+  return parts.join(SEP);
+}
+
+export function unpackValidators(text: string): Validators {
+  const [etag = '', lm = '', hash = ''] = text.split(SEP);
+  const out: Validators = {};
+  if (etag) out.etag = etag;
+  // Back to an IMF-fixdate, as If-Modified-Since wants it.
+  if (lm) out.lastModified = new Date(Number(lm) * 1000).toUTCString();
+  if (hash) out.contentHash = hash;
+  return out;
 }
 
 /** Due-index member of a host: `<domain>/<host>` (neither can contain `/`). */
@@ -175,8 +229,11 @@ export function decodeDomainStats(
     bytes: n('bytes'),
     fetchMs: n('ms'),
     links: n('links'),
+    scheduled: n('rs'),
     paused: hash.paused === '1',
     blockedUntilMs: n('bu'),
+    budgetSpent: n('bn'),
+    budgetRefillAtMs: n('be'),
     hosts: hosts.sort(),
   };
 }

@@ -18,6 +18,7 @@ import {
 } from './errors.js';
 import type { Arg, ScriptCall } from './executor.js';
 import { fingerprint } from './fingerprint.js';
+import { MAX_REFETCH_MS } from './options.js';
 import { SCRIPT_COMMANDS as C } from './scripts.js';
 import type { EnqueueItem, EnqueueReport, EnqueueResult } from './types.js';
 
@@ -34,7 +35,13 @@ type Rejection = { code: string; reason: string; url?: string; domain?: string; 
 type Accepted = { url: string; domain: string; host: string; level: number; entry: string };
 
 /** Per-item status letters of enqueue-3.lua's reply. */
-const STATUS = { queued: 'q', duplicate: 'd', queueCap: 'c', acceptCap: 'a' } as const;
+const STATUS = {
+  queued: 'q',
+  duplicate: 'd',
+  queueCap: 'c',
+  acceptCap: 'a',
+  hostAcceptCap: 'h',
+} as const;
 
 export class Enqueuer {
   readonly #ctx: FrontierContext;
@@ -93,6 +100,7 @@ export class Enqueuer {
           o.maxQueuedPerDomain,
           o.defaultConcurrency,
           o.maxAcceptedPerDomain,
+          o.maxAcceptedPerHost,
         ];
         for (const p of chunk) args.push(p.host, p.fp, p.level, p.entry);
         calls.push({ command: C.enqueue, args });
@@ -138,6 +146,10 @@ export class Enqueuer {
         } else if (s === STATUS.acceptCap) {
           result.status = 'over-cap';
           result.code = FrontierCapCode.ACCEPT_CAP;
+          overCap++;
+        } else if (s === STATUS.hostAcceptCap) {
+          result.status = 'over-cap';
+          result.code = FrontierCapCode.HOST_ACCEPT_CAP;
           overCap++;
         } else {
           throw new FrontierReplyError('enqueue', reply);
@@ -190,6 +202,20 @@ export class Enqueuer {
         ...where,
       };
     }
-    return { url, domain, host, level: priority, entry: packEntry(depth, 0, meta, url) };
+    const refetchAfterMs = spec.refetchAfterMs;
+    if (
+      refetchAfterMs !== undefined &&
+      (!Number.isSafeInteger(refetchAfterMs) ||
+        refetchAfterMs < 1 ||
+        refetchAfterMs > MAX_REFETCH_MS)
+    ) {
+      return {
+        code: FrontierRejectCode.REFETCH,
+        reason: `refetchAfterMs must be an integer of ms in 1..${MAX_REFETCH_MS}`,
+        ...where,
+      };
+    }
+    const recrawl = refetchAfterMs === undefined ? undefined : { refetchAfterMs };
+    return { url, domain, host, level: priority, entry: packEntry(depth, 0, meta, url, recrawl) };
   }
 }

@@ -22,6 +22,7 @@ export type {
   FrontierInspectorOptions,
   FrontierOptions,
 } from './options.js';
+export { MAX_REFETCH_MS } from './options.js';
 export { RedisFrontier } from './redis-frontier.js';
 export type {
   BlockTarget,
@@ -50,4 +51,5 @@ export type {
   LeaseRef,
   QueuedUrl,
   ReleaseOptions,
+  Validators,
 } from './types.js';

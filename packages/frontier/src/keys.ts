@@ -52,6 +52,14 @@ export class FrontierKeys {
   hostQueue(domain: string, host: string, level: number): string {
     return `${this.root(domain)}h:${host}:q:${level}`;
   }
+  /** ZSET: a host's refetch schedule buckets, member = score = the bucket's due time (ms). */
+  hostRefetchBuckets(domain: string, host: string): string {
+    return `${this.root(domain)}h:${host}:r`;
+  }
+  /** LIST: a host's refetches due at `dueMs`, each `<level>,<entry>`. */
+  hostRefetchBucket(domain: string, host: string, dueMs: string | number): string {
+    return `${this.root(domain)}h:${host}:r:${dueMs}`;
+  }
   /** HASH: a host's leases. */
   hostLeases(domain: string, host: string): string {
     return `${this.root(domain)}h:${host}:L`;

@@ -4,7 +4,7 @@
  * index in the same round trip and its new score and the counters written in the next.
  */
 import { asArray, checkPod } from './checks.js';
-import { dueMember, parseLeaseId } from './codec.js';
+import { dueMember, packValidators, parseLeaseId } from './codec.js';
 import type { FrontierContext } from './context.js';
 import { Counters } from './counters.js';
 import { type DueIndex, IndexBatch } from './due-index.js';
@@ -82,6 +82,9 @@ export class Leases {
           throw new FrontierArgumentError(name, value, 'a non-negative integer');
         }
       }
+      if (result.changed !== undefined && typeof result.changed !== 'boolean') {
+        throw new FrontierArgumentError('changed', result.changed, 'a boolean');
+      }
       return {
         lease,
         args: [
@@ -92,12 +95,21 @@ export class Leases {
           o.maxDelayMs,
           o.defaultDelayMs,
           o.defaultConcurrency,
+          o.refetchAfterMs,
+          o.refetchAdaptive ? '1' : '0',
+          o.refetchMinMs,
+          o.refetchMaxMs,
+          result.changed === undefined ? '' : result.changed ? '1' : '0',
+          result.validators === undefined ? '' : `=${packValidators(result.validators)}`,
         ],
-        count: (_r, counters) => {
+        count: (r, counters) => {
+          const { domain } = parseLeaseId(lease.id);
           counters.add('fetched', 1, lease.pod);
           counters.add('inFlight', -1, lease.pod);
           counters.add('bytes', bytes);
-          counters.fetched(parseLeaseId(lease.id).domain, 1);
+          counters.fetched(domain, 1);
+          // A rescheduled refetch counts as queued until it is claimed again.
+          if (Number(r[3]) === 1) counters.queued(domain, 1);
         },
       };
     });

@@ -41,6 +41,19 @@ export interface FrontierOptions {
    * @default 0
    */
   maxAcceptedPerDomain?: number;
+  /**
+   * Most URLs ever accepted per host over the crawl (beyond: `over-cap` with code
+   * `SHARDLINE_ERR_FRONTIER_HOST_ACCEPT_CAP`, counted in the domain's `overCap`). Exact like
+   * `maxAcceptedPerDomain`. `0` = no cap. @default 0
+   */
+  maxAcceptedPerHost?: number;
+  /**
+   * A refilling budget per domain: at most `pages` URLs claimed per `periodMs` window
+   * (URLFrontier's crawl limit that refills). When spent, the domain's URLs stay queued and
+   * its hosts wait in the due index until the window ends; the window lives in the domain's
+   * Redis state. `null` = none. @default null
+   */
+  domainBudget?: { pages: number; periodMs: number } | null;
   /** Delay between request starts to one host. @default 1000 */
   defaultDelayMs?: number;
   /** Requests in flight per host. @default 1 */
@@ -58,6 +71,22 @@ export interface FrontierOptions {
    * (Heritrix's default delay factor). @default 0
    */
   adaptiveDelayFactor?: number;
+  /**
+   * Refetch interval of every fetched URL without its own (`EnqueueItem.refetchAfterMs`):
+   * after a successful fetch it is scheduled again this long later, not forgotten. Scheduled
+   * URLs count as queued, so a crawl with refetches never settles. 0 = none. @default 0
+   */
+  refetchAfterMs?: number;
+  /**
+   * Adaptive refetch: the interval halves when a refetch found the content changed and grows
+   * by half when not (`CompleteResult.changed`), within `refetchMinMs`..`refetchMaxMs`.
+   * @default false
+   */
+  refetchAdaptive?: boolean;
+  /** Shortest adaptive refetch interval. @default 3600000 (1 h) */
+  refetchMinMs?: number;
+  /** Longest adaptive refetch interval. @default 2592000000 (30 d) */
+  refetchMaxMs?: number;
   /** Cap of the adaptive delay. @default 120000 */
   maxDelayMs?: number;
   /** First failure backoff of a host; doubles per consecutive failure. @default 1000 */
@@ -101,10 +130,16 @@ const DEFAULTS = {
   maxDepth: 64,
   maxQueuedPerDomain: 1_000_000,
   maxAcceptedPerDomain: 0,
+  maxAcceptedPerHost: 0,
+  domainBudget: null,
   defaultDelayMs: 1000,
   defaultConcurrency: 1,
   adaptiveDelay: false,
   adaptiveDelayFactor: 0,
+  refetchAfterMs: 0,
+  refetchAdaptive: false,
+  refetchMinMs: 3_600_000,
+  refetchMaxMs: 2_592_000_000,
   maxDelayMs: 120_000,
   backoffBaseMs: 1000,
   backoffMaxMs: 300_000,
@@ -120,12 +155,19 @@ const DEFAULTS = {
 /** Heritrix's default `delayFactor`: the adaptive delay's factor when none is given. */
 const HERITRIX_DELAY_FACTOR = 5;
 
+/** Longest refetch interval accepted anywhere: a year. */
+export const MAX_REFETCH_MS = 31_536_000_000;
+
 const NON_NEGATIVE_INTS = [
+  'refetchAfterMs',
+  'refetchMinMs',
+  'refetchMaxMs',
   'leaseTimeoutMs',
   'maxRetries',
   'maxDepth',
   'maxQueuedPerDomain',
   'maxAcceptedPerDomain',
+  'maxAcceptedPerHost',
   'defaultDelayMs',
   'maxDelayMs',
   'backoffBaseMs',
@@ -202,6 +244,36 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
   }
   if (typeof resolved.adaptiveDelay !== 'boolean') {
     throw new FrontierOptionsError('adaptiveDelay', resolved.adaptiveDelay, 'a boolean');
+  }
+  const budget = resolved.domainBudget;
+  if (
+    budget !== null &&
+    (typeof budget !== 'object' ||
+      !Number.isSafeInteger(budget.pages) ||
+      budget.pages < 1 ||
+      !Number.isSafeInteger(budget.periodMs) ||
+      budget.periodMs < 1)
+  ) {
+    throw new FrontierOptionsError(
+      'domainBudget',
+      budget,
+      'null or { pages, periodMs } of positive integers',
+    );
+  }
+  if (typeof resolved.refetchAdaptive !== 'boolean') {
+    throw new FrontierOptionsError('refetchAdaptive', resolved.refetchAdaptive, 'a boolean');
+  }
+  for (const name of ['refetchAfterMs', 'refetchMinMs', 'refetchMaxMs'] as const) {
+    if (resolved[name] > MAX_REFETCH_MS) {
+      throw new FrontierOptionsError(name, resolved[name], `at most ${MAX_REFETCH_MS} (a year)`);
+    }
+  }
+  if (resolved.refetchMinMs > resolved.refetchMaxMs) {
+    throw new FrontierOptionsError(
+      'refetchMinMs',
+      resolved.refetchMinMs,
+      `≤ refetchMaxMs (${resolved.refetchMaxMs})`,
+    );
   }
   if (resolved.adaptiveDelay && factor === 0) resolved.adaptiveDelayFactor = HERITRIX_DELAY_FACTOR;
   return resolved;

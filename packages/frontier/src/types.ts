@@ -18,7 +18,27 @@ export type EnqueueItem =
       meta?: string;
       /** Base URL for a relative `url`. */
       base?: string;
+      /**
+       * Refetch interval: after each successful fetch the URL is scheduled again this long
+       * later instead of forgotten (its validators kept for a conditional request). Beats
+       * `FrontierOptions.refetchAfterMs`. @default none
+       */
+      refetchAfterMs?: number;
     };
+
+/**
+ * What a conditional refetch sends back (`If-None-Match`, `If-Modified-Since`) and what tells
+ * a changed page from an unchanged one. Stored compactly with a URL that has a refetch
+ * interval; a value that is not plain ASCII of a sane length is not stored.
+ */
+export interface Validators {
+  /** The response's `ETag`, as received (quotes and `W/` included). */
+  etag?: string;
+  /** The response's `Last-Modified` (an HTTP-date; kept to the second). */
+  lastModified?: string;
+  /** A hash of the content (e.g. base64url SHA-256), to tell a changed body without validators. */
+  contentHash?: string;
+}
 
 /** What happened to one enqueued item. */
 export type EnqueueStatus = 'queued' | 'duplicate' | 'rejected' | 'over-cap';
@@ -31,7 +51,8 @@ export interface EnqueueResult {
   host?: string;
   /**
    * For `rejected`: a `@shardline/url` code or a `SHARDLINE_ERR_FRONTIER_*` code. For
-   * `over-cap`: `SHARDLINE_ERR_FRONTIER_ACCEPT_CAP` when the domain reached
+   * `over-cap`: `SHARDLINE_ERR_FRONTIER_HOST_ACCEPT_CAP` when the host reached `maxAcceptedPerHost`,
+   * `SHARDLINE_ERR_FRONTIER_ACCEPT_CAP` when the domain reached
    * `maxAcceptedPerDomain`, absent for the queue cap.
    */
   code?: string;
@@ -68,6 +89,13 @@ export interface Lease {
   /** The pod holding the lease. */
   pod: string;
   meta: string;
+  /** The URL's own refetch interval (ms), when it has one (see `EnqueueItem`). */
+  refetchAfterMs?: number;
+  /**
+   * Validators of the last fetch, on a refetch of a URL with a refetch interval: send them
+   * as `If-None-Match` / `If-Modified-Since`.
+   */
+  validators?: Validators;
 }
 
 /** The fields of a {@link Lease} that identify it. */
@@ -105,6 +133,17 @@ export interface CompleteResult {
   durationMs?: number;
   /** Links found on the page. @default 0 */
   links?: number;
+  /**
+   * Validators of this response, stored with the URL when it is scheduled for refetch
+   * (absent: the stored ones are kept).
+   */
+  validators?: Validators;
+  /**
+   * Whether the content changed since the last fetch: `false` for a 304 or the same content
+   * hash. With `refetchAdaptive` the refetch interval halves when `true` and grows by half
+   * when `false`, between `refetchMinMs` and `refetchMaxMs`. @default unknown (kept)
+   */
+  changed?: boolean;
 }
 
 export interface FailResult {
@@ -219,9 +258,15 @@ export interface DomainStats {
   bytes: number;
   fetchMs: number;
   links: number;
+  /** URLs waiting in refetch schedules (counted in `queued` too). */
+  scheduled: number;
   paused: boolean;
   /** Redis time (ms) until which an operator blocked the whole domain (0 = not blocked). */
   blockedUntilMs: number;
+  /** Claims taken from the refilling budget in its current window. */
+  budgetSpent: number;
+  /** Redis time (ms) at which the spent refilling budget refills (0 = never spent; past = refilled). */
+  budgetRefillAtMs: number;
   hosts: string[];
 }
 

@@ -3,10 +3,12 @@ import {
   dueMember,
   leaseId,
   packEntry,
+  packValidators,
   parseDueMember,
   parseLeaseId,
   parseScore,
   unpackEntry,
+  unpackValidators,
 } from '../src/codec.js';
 import { FrontierArgumentError } from '../src/errors.js';
 
@@ -20,6 +22,43 @@ describe('queue entries', () => {
 
   it('start with the "<depth>,<attempt>," prefix the Lua scripts parse', () => {
     expect(packEntry(4, 1, 'm', 'https://x.test/')).toBe('4,1,1,mhttps://x.test/');
+  });
+
+  it('carry a refetch interval and validators, validators first (ASCII, parsed by Lua)', () => {
+    const url = 'https://example.com/a,b/';
+    const validators = {
+      etag: 'W/"a,b"',
+      lastModified: 'Wed, 21 Oct 2015 07:28:00 GMT',
+      contentHash: 'x_Y-1=',
+    };
+    const entry = packEntry(1, 0, 'é,m', url, { refetchAfterMs: 60_000, validators });
+    expect(entry).toBe(`1,0,3/60000/25,W/"a,b"\x1f1445412480\x1fx_Y-1=é,m${url}`);
+    expect(unpackEntry(entry)).toEqual({
+      depth: 1,
+      attempt: 0,
+      meta: 'é,m',
+      url,
+      refetchAfterMs: 60_000,
+      validators,
+    });
+    expect(unpackEntry(packEntry(0, 0, '', url, { refetchAfterMs: 5 }))).toEqual({
+      depth: 0,
+      attempt: 0,
+      meta: '',
+      url,
+      refetchAfterMs: 5,
+    });
+  });
+
+  it('leave out validators that are not sane ASCII, keep the others', () => {
+    const hostile = { etag: `"${'x'.repeat(300)}"`, lastModified: 'never', contentHash: 'ok' };
+    expect(packValidators(hostile)).toBe('\x1f\x1fok');
+    expect(packValidators({ etag: '"é"', contentHash: 'a b' })).toBe('');
+    expect(
+      unpackValidators(packValidators({ lastModified: 'Thu, 01 Jan 2026 00:00:00 GMT' })),
+    ).toEqual({
+      lastModified: 'Thu, 01 Jan 2026 00:00:00 GMT',
+    });
   });
 });
 

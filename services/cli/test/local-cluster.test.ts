@@ -216,7 +216,12 @@ describe('local cluster in the foreground', () => {
       stderr += c;
     });
     const exited = new Promise<number | null>((done) => up.once('close', (code) => done(code)));
-    await until(() => (stderr.includes('local cluster up: 1 pod(s)') ? true : undefined));
+    // A supervisor, an embedded Redis and a pod, each a Node process starting from the sources:
+    // 24 s measured on a 2-core machine under load 15.
+    await until(
+      () => (stderr.includes('local cluster up: 1 pod(s)') ? true : undefined),
+      90_000,
+    );
     const file = cluster(dataDir)!;
     expect(file.redis.embedded).toBe(true);
     const port = Number(readFileSync(join(dataDir, 'redis', 'redis.port'), 'utf8'));

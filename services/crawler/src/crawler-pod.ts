@@ -176,6 +176,7 @@ export class CrawlerPod {
     const p = this.#p;
     this.#draining = true;
     p.watch.stop();
+    p.faults.stop();
     await p.loop.stop(graceful ? p.settings.stopGraceMs : 0);
     // The last counts (a lost frontier, OOM episodes) while Redis may still take them.
     await this.#faultReporter.stop();

@@ -4,11 +4,21 @@
  */
 
 /** How a setting's value is written and checked. */
-export type SettingKind = 'int' | 'number' | 'bool' | 'string' | 'list' | 'patterns' | 'exit';
+export type SettingKind =
+  | 'int'
+  | 'duration'
+  | 'number'
+  | 'bool'
+  | 'string'
+  | 'list'
+  | 'patterns'
+  | 'exit';
 
 /** The option type of each kind. */
 export interface SettingValue {
   int: number;
+  /** Milliseconds; from text also `30s`, `15m`, `2h`, `7d` (see `duration.ts`). */
+  duration: number;
   number: number;
   bool: boolean;
   string: string;
@@ -38,11 +48,11 @@ export interface SettingRow<K extends SettingKind> {
   default?: SettingValue[K] | ((resolved: ResolvedSoFar) => SettingValue[K]);
   /** How help and README show the default when it is not a plain value. */
   defaultText?: string;
-  /** Least value (`int`, `number`). @default 0 */
+  /** Least value (`int`, `duration`, `number`). @default 0 */
   min?: number;
   /** `min` itself is refused (`number`). */
   minExclusive?: boolean;
-  /** Greatest value (`int`). @default Number.MAX_SAFE_INTEGER */
+  /** Greatest value (`int`, `duration`). @default Number.MAX_SAFE_INTEGER */
   max?: number;
   /** A check after the kind's: returns what was expected when the value is refused. */
   refine?: (value: SettingValue[K], resolved: ResolvedSoFar) => string | undefined;

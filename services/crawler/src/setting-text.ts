@@ -4,6 +4,7 @@
  * checks syntax only; bounds are the pod's to check (`settings-resolve.ts`), so a value out of
  * range gets the same message whichever way it came in.
  */
+import { DURATION_FORMS, parseDuration } from './duration.js';
 import type { SettingKind, SettingValue } from './setting-kinds.js';
 
 /** Builds the caller's error from what was expected (e.g. `'a non-negative integer'`). */
@@ -44,6 +45,11 @@ function parse(kind: SettingKind, raw: string, fail: SettingTextError): unknown 
   switch (kind) {
     case 'int':
       return parseIntText(raw, fail);
+    case 'duration': {
+      const ms = parseDuration(value);
+      if (ms === undefined) throw fail(DURATION_FORMS);
+      return ms;
+    }
     case 'number': {
       const n = Number(value);
       if (value === '' || !Number.isFinite(n) || n < 0) throw fail('a number ≥ 0');

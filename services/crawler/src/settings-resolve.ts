@@ -41,6 +41,7 @@ function checked(name: string, setting: Setting, value: unknown): unknown {
   const min = setting.min ?? 0;
   switch (setting.kind) {
     case 'int':
+    case 'duration':
       return check.int(OWNER, name, value, 0, min, setting.max);
     case 'number': {
       const ok = typeof value === 'number' && Number.isFinite(value);

@@ -46,6 +46,12 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ALLOW_DOMAINS: 'allowDomains',
   DENY_PATTERNS: 'denyPatterns',
   MAX_PAGES_PER_DOMAIN: 'maxPagesPerDomain',
+  MAX_PAGES_PER_HOST: 'maxPagesPerHost',
+  DOMAIN_BUDGET: 'domainBudget',
+  REFETCH_AFTER: 'refetchAfterMs',
+  REFETCH_ADAPTIVE: 'refetchAdaptive',
+  REFETCH_MIN: 'refetchMinMs',
+  REFETCH_MAX: 'refetchMaxMs',
   MAX_LINKS_PER_PAGE: 'maxLinksPerPage',
   MAX_BODY_BYTES: 'maxBodyBytes',
   FETCH_TIMEOUT_MS: 'fetchTimeoutMs',
@@ -100,6 +106,12 @@ const DEFAULTS = {
   allowDomains: undefined,
   denyPatterns: [],
   maxPagesPerDomain: 0,
+  maxPagesPerHost: 0,
+  domainBudget: undefined,
+  refetchAfterMs: 0,
+  refetchAdaptive: false,
+  refetchMinMs: 3_600_000,
+  refetchMaxMs: 2_592_000_000,
   maxLinksPerPage: 5000,
   maxBodyBytes: 5_242_880,
   fetchTimeoutMs: 30_000,
@@ -157,6 +169,12 @@ interface SettingOptionsContract {
   allowDomains?: string[];
   denyPatterns?: (string | RegExp)[];
   maxPagesPerDomain?: number;
+  maxPagesPerHost?: number;
+  domainBudget?: string;
+  refetchAfterMs?: number;
+  refetchAdaptive?: boolean;
+  refetchMinMs?: number;
+  refetchMaxMs?: number;
   maxLinksPerPage?: number;
   maxBodyBytes?: number;
   fetchTimeoutMs?: number;
@@ -189,6 +207,7 @@ interface SettingOptionsContract {
 /** A text each kind accepts, and the value it stands for. */
 const SAMPLES: Record<Setting['kind'], [string, unknown]> = {
   int: ['7', 7],
+  duration: ['2h', 7_200_000],
   number: ['2.5', 2.5],
   bool: ['yes', true],
   string: ['x-1', 'x-1'],
@@ -292,7 +311,7 @@ describe('the settings table', () => {
       keyof typeof POD_SETTINGS | keyof PodLiveOptions
     >();
     expectTypeOf<keyof PodLiveOptions>().toEqualTypeOf<
-      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler'
+      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler' | 'onResult'
     >();
   });
 });

@@ -7,6 +7,8 @@
     R .. 'h:' .. host .. ':q:' .. lvl   LIST  queue entries at one level, FIFO
     R .. 'h:' .. host .. ':L'           HASH  leases: field "<host>/<n>" -> packed lease
     R .. 'h:' .. host .. ':D'           ZSET  lease deadlines (ms) of leases that can expire
+    R .. 'h:' .. host .. ':r'           ZSET  refetch schedule buckets (recrawl.lua)
+    R .. 'h:' .. host .. ':r:' .. due   LIST  refetches due then (recrawl.lua)
   Host state fields: q queued, f in flight, n next_allowed_at (ms), c concurrency,
   dl configured delay (ms), cd robots crawl-delay (ms), bo backoff (ms), fc consecutive
   failures, ad adaptive delay (ms), ar why the adaptive delay is up ('s' slow responses,
@@ -83,15 +85,17 @@ local function host_state(root, host)
 end
 
 -- Earliest time a new request may start: next_allowed_at, or later while an operator's
--- block (of the host, or of its whole domain in R .. 'd') lasts.
+-- block (of the host, or of its whole domain in R .. 'd') lasts or the domain's refilling
+-- budget is spent ('be', budget.lua).
 local function not_before(root, st)
-  local dbu = tonumber(redis.call('HGET', root .. 'd', 'bu')) or 0
-  return math.max(st.n, st.bu, dbu)
+  local d = redis.call('HMGET', root .. 'd', 'bu', 'be')
+  return math.max(st.n, st.bu, tonumber(d[1]) or 0, tonumber(d[2]) or 0)
 end
 
 --[[
   Where the host belongs in its owner's due index, after a change:
-    'park'        nothing queued and nothing in flight (or paused with nothing in flight)
+    'park'        nothing queued and nothing in flight (or paused with nothing in flight),
+                  and no refetch scheduled (else the earliest refetch, not before the gate)
     not_before    queued, not paused, below its concurrency: next_allowed_at, or the end
                   of an operator's block
     lease deadline / inf   otherwise while leases are out: the earliest deadline that can
@@ -104,6 +108,11 @@ local function host_schedule(root, host, paused, default_conc)
   local st = host_state(root, host)
   local seq = redis.call('HINCRBY', hkey(root, host, 's'), 'seq', 1)
   if st.f <= 0 and (st.q <= 0 or paused) then
+    -- Nothing to hand out now; a pending refetch (recrawl.lua) makes it due then.
+    if not paused then
+      local r = redis.call('ZRANGE', hkey(root, host, 'r'), 0, 0, 'WITHSCORES')
+      if r[2] then return seq, fmt(math.max(tonumber(r[2]), not_before(root, st))) end
+    end
     return seq, 'park'
   end
   local due = math.huge

@@ -127,6 +127,7 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
         maxResults: flags.results,
         defaultDelayMs: flags.defaultDelayMs,
         userAgentToken: flags.userAgent,
+        domainHold: { paused: domain.paused, blockedUntilMs: domain.blockedUntilMs ?? 0 },
       });
       if (flags.json) return writeJson(ctx.stdout, { ...domain, detail });
       ctx.stdout.write(
@@ -161,7 +162,7 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
                 h.nextAllowedInMs > 0 ? relative(h.nextAllowedAtMs, detail.nowMs) : 'now',
             },
             { header: 'delay', cell: (h) => duration(h.delay.effectiveMs), align: 'right' },
-            { header: 'set by', cell: (h) => h.delay.source },
+            { header: 'why', cell: (h) => h.delay.why },
             { header: 'failures', cell: (h) => h.delay.consecutiveFailures },
             {
               header: 'robots',

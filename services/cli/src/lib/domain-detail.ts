@@ -34,6 +34,12 @@ export interface HostDetail {
     adaptiveMs: number;
     backoffMs: number;
     consecutiveFailures: number;
+    /**
+     * What the pods do with this host now and why, in words: a block or pause first, then what
+     * sets the delay (the pods' default, `shardline delay`, robots.txt, adaptive growth with
+     * its cause and the host's last response time, failure backoff).
+     */
+    why: string;
   };
   robots: RobotsDetail[];
 }
@@ -76,6 +82,8 @@ export interface DomainDetailOptions {
   defaultDelayMs?: number;
   /** The pods' User-Agent product token, whose robots group sets the crawl-delay. @default 'shardline' */
   userAgentToken?: string;
+  /** The domain's own hold, shown in every host's `why`. @default none */
+  domainHold?: { paused: boolean; blockedUntilMs?: number };
 }
 
 export interface DomainDetail {
@@ -96,7 +104,15 @@ export async function redisNowMs(redis: Redis | Cluster): Promise<number> {
 }
 
 /** Effective delay (max of the components, as the claim script computes it) and its source. */
-export function effectiveDelay(state: HostState, defaultDelayMs: number): HostDetail['delay'] {
+export function effectiveDelay(
+  state: HostState,
+  defaultDelayMs: number,
+  context: {
+    nowMs?: number;
+    lastResponseMs?: number;
+    domainHold?: DomainDetailOptions['domainHold'];
+  } = {},
+): HostDetail['delay'] {
   const configuredMs = state.delayMs;
   const parts: [DelaySource, number][] = [
     [configuredMs === null ? 'default' : 'configured', configuredMs ?? defaultDelayMs],
@@ -115,7 +131,40 @@ export function effectiveDelay(state: HostState, defaultDelayMs: number): HostDe
     adaptiveMs: state.adaptiveDelayMs,
     backoffMs: state.backoffMs,
     consecutiveFailures: state.consecutiveFailures,
+    why: delayWhy(best[0], state, context),
   };
+}
+
+function delayWhy(
+  source: DelaySource,
+  state: HostState,
+  context: {
+    nowMs?: number;
+    lastResponseMs?: number;
+    domainHold?: DomainDetailOptions['domainHold'];
+  },
+): string {
+  const now = context.nowMs ?? 0;
+  const parts: string[] = [];
+  const until = (ms: number) => new Date(ms).toISOString();
+  if (context.domainHold?.paused) parts.push('domain paused');
+  const domainBlock = context.domainHold?.blockedUntilMs ?? 0;
+  if (domainBlock > now) parts.push(`domain blocked until ${until(domainBlock)}`);
+  if (state.blockedUntilMs > now) parts.push(`blocked until ${until(state.blockedUntilMs)}`);
+  const last =
+    context.lastResponseMs === undefined ? '' : `, last response ${context.lastResponseMs} ms`;
+  const why: Record<DelaySource, string> = {
+    default: "the pods' default delay",
+    configured: 'set at run time (shardline delay)',
+    'robots crawl-delay': 'robots crawl-delay',
+    adaptive:
+      state.adaptiveReason === 'errors'
+        ? `adaptive: grown by 5xx/timeouts${last}`
+        : `adaptive: grown by slow responses${last}`,
+    backoff: `failure backoff (${state.consecutiveFailures} in a row)`,
+  };
+  parts.push(why[source]);
+  return parts.join('; ');
 }
 
 /** Origins a host may have a robots record under: those seen in URLs, then the defaults. */
@@ -170,6 +219,11 @@ async function readRobots(
     expiresAtMs: record.expiresAtMs,
     unreachable: record.unreachable ?? 0,
   };
+}
+
+function lastResponse(recent: readonly RecentResult[], host: string): { lastResponseMs?: number } {
+  const latest = recent.find((r) => r.host === host && r.status > 0);
+  return latest ? { lastResponseMs: latest.durationMs } : {};
 }
 
 function field(fields: readonly string[], name: string): string | undefined {
@@ -238,7 +292,12 @@ export async function readDomainDetail(
         nextAllowedAtMs,
         nextAllowedInMs: Math.max(0, nextAllowedAtMs - nowMs),
         concurrency: state.concurrency,
-        delay: effectiveDelay(state, defaultDelayMs),
+        delay: effectiveDelay(state, defaultDelayMs, {
+          nowMs,
+          // The newest result of the host (recent is newest first).
+          ...lastResponse(recent, host),
+          ...(options.domainHold ? { domainHold: options.domainHold } : {}),
+        }),
         robots,
       };
     }),

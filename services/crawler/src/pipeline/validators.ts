@@ -6,18 +6,15 @@
  * body) and whether the page changed since the last fetch, which the recrawl schedule keeps
  * and adapts its interval to.
  */
-import type { Lease } from '@shardline/frontier';
+import type { Lease, Validators } from '@shardline/frontier';
 import type { FetchOutcome } from '../fetcher.js';
 
-/** What tells one version of a page from the next (`Lease.validators` / `CompleteResult.validators`). */
-export interface PageValidators {
-  /** `ETag` as received (quotes and `W/` included). */
-  etag?: string;
-  /** `Last-Modified` as received (an HTTP-date). */
-  lastModified?: string;
-  /** SHA-1 (base64url) of the decoded body. */
-  contentHash?: string;
-}
+/**
+ * What tells one version of a page from the next (`Lease.validators` /
+ * `CompleteResult.validators`); the pod's `contentHash` is the SHA-1 (base64url) of the
+ * decoded body.
+ */
+export type PageValidators = Validators;
 
 /** What a completion says about the page's version. */
 export interface Revalidation {
@@ -30,10 +27,9 @@ export interface Revalidation {
 /** A validator worth sending back: printable ASCII of a sane length (no header injection). */
 const SANE = /^[\x20-\x7e]{1,256}$/;
 
-/** The validators a lease carries, when its URL was fetched before. */
+/** The validators a lease carries: set by the recrawl schedule once its URL was fetched. */
 export function leaseValidators(lease: Lease): PageValidators | undefined {
-  // The recrawl schedule sets it; a lease of a URL never fetched has none.
-  return (lease as Lease & { validators?: PageValidators }).validators;
+  return lease.validators;
 }
 
 /** The conditional request headers for `validators` (none for a first fetch). */

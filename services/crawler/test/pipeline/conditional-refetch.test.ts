@@ -4,7 +4,6 @@
  * with no body; a 200 completes with its `ETag`, `Last-Modified` and content hash, `changed`
  * decided against the previous hash. The server counts full answers and 304s.
  */
-import type { Lease } from '@shardline/frontier';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Fetcher } from '../../src/fetcher.js';
@@ -74,7 +73,7 @@ async function fetchAndComplete(path: string, validators?: PageValidators) {
     logger: pino({ level: 'silent' }),
     robotsMaxRetries: 3,
   });
-  const ctx = contextOf(server.url(path), validators ? ({ validators } as Partial<Lease>) : {});
+  const ctx = contextOf(server.url(path), validators ? { validators } : {});
   ctx.pass = await new SendGate({ minDelayMs: 0 }).acquire(ctx.lease.host);
   const settlement = (await new FetchStage(fetcher).run(ctx)) ?? new ClassifyStage().run(ctx);
   expect(settlement).toBeUndefined();
