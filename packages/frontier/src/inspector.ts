@@ -245,6 +245,15 @@ export class FrontierInspector {
 
   // ───────────────────────────── pods and due indexes ─────────────────────────────
 
+  /** A pod's background-fault counts as it last reported them (`RedisFrontier.reportFaults`). */
+  async podFaults(pod: string): Promise<Record<string, number>> {
+    const hash = (await this.#redis.hgetall(this.#keys.podFaults(checkPod(pod)))) as Record<
+      string,
+      string
+    >;
+    return Object.fromEntries(Object.entries(hash).map(([k, v]) => [k, Number(v)]));
+  }
+
   /** Pods that have ever had a due index, sorted. */
   async pods(): Promise<string[]> {
     return ((await this.#redis.smembers(this.#keys.pods())) as string[]).sort();

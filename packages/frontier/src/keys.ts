@@ -80,6 +80,10 @@ export class FrontierKeys {
   podStats(pod: string): string {
     return `${this.prefix}:pod:{p:${pod}}:stats`;
   }
+  /** HASH: a pod's background-fault counts as it last reported them (kind → count). */
+  podFaults(pod: string): string {
+    return `${this.prefix}:pod:{p:${pod}}:faults`;
+  }
   /** HASH: global counters (eventually consistent). */
   stats(): string {
     return `${this.prefix}:stats`;

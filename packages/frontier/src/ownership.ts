@@ -128,7 +128,7 @@ export class Ownership {
     // The pods set lives in another slot than the pod's keys: two commands, set first, so a
     // pod is never listed without its keys being readable (an empty index reads as 0).
     await redis.srem(keys.pods(), pod);
-    await redis.del(keys.due(pod), keys.dueMeta(pod), keys.podStats(pod));
+    await redis.del(keys.due(pod), keys.dueMeta(pod), keys.podStats(pod), keys.podFaults(pod));
     return true;
   }
 

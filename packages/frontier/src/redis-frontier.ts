@@ -230,6 +230,25 @@ export class RedisFrontier {
   }
 
   /**
+   * Stores a pod's background-fault counts (kind → count, e.g. `redisOom`, `frontier.forward`)
+   * so that readers (the API, `/metrics`, the dashboard) show them; replaces what the pod
+   * reported before. At most 64 kinds of ≤ 64 characters.
+   */
+  async reportFaults(pod: string, faults: Record<string, number>): Promise<void> {
+    const { redis, keys } = this.#ctx;
+    const entries = Object.entries(faults).filter(
+      ([kind, n]) => kind.length <= 64 && Number.isSafeInteger(n),
+    );
+    const key = keys.podFaults(checkPod(pod));
+    if (entries.length === 0) return;
+    await redis
+      .multi()
+      .del(key)
+      .hset(key, Object.fromEntries(entries.slice(0, 64).map(([k, n]) => [k, String(n)])))
+      .exec();
+  }
+
+  /**
    * Forgets a pod that left: drops it from the pods set (so reindex, reclaim and the
    * stats readers stop visiting it) and deletes its due index, index bookkeeping and
    * counters — only when its due index is empty (returns false otherwise, changing

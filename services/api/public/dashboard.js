@@ -201,11 +201,28 @@ const SOURCES = {
 };
 const POD_STATES = { alive: 'alive', expired: 'down (session expired)', departed: 'departed' };
 
+/** The non-zero fault counts a pod reported (any kind, as named in its stats().faults). */
+function faultsCell(faults) {
+  const bad = Object.entries(faults ?? {}).filter(([, n]) => n > 0);
+  if (bad.length === 0) return { text: '–', cls: 'text' };
+  return { text: bad.map(([kind, n]) => `${kind} ${fmt(n)}`).join(', '), cls: 'text down' };
+}
+
+/** A banner for what stops a crawl: the frontier lost under the pods. */
+function drawAlert(stats) {
+  const alert = $('alert');
+  const lost = stats.frontierLost;
+  alert.hidden = !lost;
+  if (lost) {
+    alert.textContent = `SHARDLINE_ERR_FRONTIER_LOST: pod ${lost.pod} found the frontier lost at ${new Date(lost.atMs).toLocaleString('en-GB')} (Redis lost its data: restarted without persistence, or flushed). What Redis holds now is not the crawl that was running; see docs/operations.md, Faults.`;
+  }
+}
+
 function drawPods(pods, rates) {
   $('pods-membership').textContent =
     `${SOURCES[pods.membership] ?? pods.membership}, epoch ${pods.epoch}.`;
   const body = $('pods-table').tBodies[0];
-  if (pods.pods.length === 0) return emptyRow(body, 'No pods yet.', 9);
+  if (pods.pods.length === 0) return emptyRow(body, 'No pods yet.', 10);
   body.replaceChildren(
     ...pods.pods.map((p) => {
       const tr = row([
@@ -218,6 +235,7 @@ function drawPods(pods, rates) {
         { text: fmt(p.counters.inFlight ?? 0) },
         { text: fmt(p.counters.fetched ?? 0) },
         { text: p.state === 'alive' ? rate(rates.get(p.id)) : '–' },
+        faultsCell(p.faults),
       ]);
       tr.dataset.pod = p.id;
       tr.dataset.state = p.state;
@@ -432,6 +450,7 @@ async function refresh() {
     $('t-domains').textContent = fmt(stats.domains);
     $('t-pods').textContent = `${stats.pods} (${stats.livePods})`;
     $('t-rate').textContent = rate(total);
+    drawAlert(stats);
     drawRing(ring);
     drawPods(pods, rates);
     drawDomains(domains);

@@ -49,6 +49,8 @@ export class ApiMetrics {
   readonly #podOwned: Gauge<'pod'>;
   readonly #podShare: Gauge<'pod'>;
   readonly #errorsByCode: Counter<'code'>;
+  readonly #podFaults: Gauge<'pod' | 'kind'>;
+  readonly #frontierLost: Gauge;
 
   constructor(reader: StatsReader) {
     this.#reader = reader;
@@ -90,6 +92,16 @@ export class ApiMetrics {
       'shardline_pod_owned_domains',
       'domains with queued URLs that the ring gives the pod (sampled above 1000 domains)',
     );
+    this.#podFaults = new Gauge({
+      name: 'shardline_pod_faults',
+      help: 'background faults a live pod reported, by kind (redisOom, frontierLost, membership, frontier.forward, …)',
+      labelNames: ['pod', 'kind'],
+      registers,
+    });
+    this.#frontierLost = gauge(
+      'shardline_frontier_lost',
+      '1 when a pod found the frontier lost (SHARDLINE_ERR_FRONTIER_LOST: Redis lost its data); the crawl is not finished, it is gone',
+    );
     this.#errorsByCode = new Counter({
       name: 'shardline_fetch_errors_total',
       help: 'failed fetch attempts by error code (SHARDLINE_ERR_*; other = a reason that is not a code)',
@@ -114,6 +126,8 @@ export class ApiMetrics {
       counter.reset();
       counter.inc(Math.max(0, stats.counters[field] ?? 0));
     }
+    this.#frontierLost.set(stats.frontierLost ? 1 : 0);
+    this.#podFaults.reset();
     this.#errorsByCode.reset();
     for (const [field, n] of Object.entries(stats.counters)) {
       if (field.startsWith('error:'))
@@ -135,6 +149,9 @@ export class ApiMetrics {
       this.#podDueHosts.set(labels, pod.dueHosts);
       this.#podOwned.set(labels, pod.ownedDomains);
       this.#podShare.set(labels, pod.keyspaceShare);
+      for (const [kind, n] of Object.entries(pod.faults)) {
+        this.#podFaults.set({ pod: pod.id, kind }, n);
+      }
     }
   }
 }

@@ -150,6 +150,7 @@ export const podsResponse = {
           'dueHosts',
           'ownedDomains',
           'counters',
+          'faults',
         ],
         properties: {
           id: { type: 'string' },
@@ -172,6 +173,12 @@ export const podsResponse = {
           dueHosts: { ...integer, description: "hosts in the pod's due index (exact)" },
           ownedDomains: { ...integer, description: 'domains with queued URLs owned on the ring' },
           counters,
+          faults: {
+            type: 'object',
+            additionalProperties: count,
+            description:
+              'background-fault counts the pod last reported (its stats().faults, flattened: redisOom, frontierLost, frontier.forward, …)',
+          },
         },
       },
     },

@@ -48,6 +48,8 @@ export interface PodView {
   /** Domains with queued URLs that the ring gives this pod (estimated from a sample). */
   ownedDomains: number;
   counters: Record<string, number>;
+  /** Background-fault counts the pod last reported (kind → count; `{}` if none). */
+  faults: Record<string, number>;
 }
 
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
@@ -173,13 +175,17 @@ export class StatsReader {
       this.ownedDomains(snapshot),
       Promise.all(
         ids.map((id) =>
-          Promise.all([this.#frontier.podStats(id), this.#frontier.dueHostCount(id)]),
+          Promise.all([
+            this.#frontier.podStats(id),
+            this.#frontier.dueHostCount(id),
+            this.#frontier.podFaults(id),
+          ]),
         ),
       ),
     ]);
     const pods = ids.map((id, i): PodView => {
       const m = members.get(id);
-      const [counters, dueHosts] = perPod[i]!;
+      const [counters, dueHosts, faults] = perPod[i]!;
       return {
         id,
         state: m === undefined ? 'departed' : m.alive ? 'alive' : 'expired',
@@ -192,6 +198,7 @@ export class StatsReader {
         dueHosts,
         ownedDomains: owned.owned.get(id) ?? 0,
         counters,
+        faults,
       };
     });
     return { epoch: snapshot.epoch, membership: snapshot.source, pods, sample: owned.info };

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { RedisRobotsCache } from '@shardline/crawler';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Fixture, PODS, startFixture, TOKEN } from './fixture.js';
+import { call, type Fixture, PODS, startFixture, TOKEN } from './fixture.js';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', '..', 'test-artifacts');
 const FAILING = 'always-fails.test';
@@ -185,12 +185,25 @@ describe('dashboard', () => {
     await page.close();
   });
 
-  it('holds its layout at 420 px', async () => {
+  it('shows any fault a pod reports and a lost frontier, in /metrics too; holds its layout at 420 px', async () => {
+    // What pods publish from stats().faults (any kind), and a pod finding the frontier lost.
+    await fx.frontier.reportFaults('pod-a', { redisOom: 2, 'frontier.forward': 0, newKind: 1 });
+    await expect(fx.frontier.checkIdentity('identity-before-restart', 'pod-b')).rejects.toThrow();
+    const metrics = (await call(fx.base, '/metrics')).body as string;
+    expect(metrics).toContain('shardline_pod_faults{pod="pod-a",kind="redisOom"} 2');
+    expect(metrics).toContain('shardline_pod_faults{pod="pod-a",kind="newKind"} 1');
+    expect(metrics).toContain('shardline_frontier_lost 1');
+
     const page = await browser.newPage();
     await page.setViewportSize({ width: 420, height: 900 });
     await page.goto(`${fx.base}/`);
     await page.locator('body[data-refreshes]').waitFor({ state: 'attached' });
     await nextRefresh(page);
+    expect(await page.locator('#alert').textContent()).toMatch(
+      /^SHARDLINE_ERR_FRONTIER_LOST: pod pod-b found the frontier lost/,
+    );
+    const faults = await page.locator('#pods-table tr[data-pod="pod-a"] td').nth(9).textContent();
+    expect(faults).toBe('redisOom 2, newKind 1');
     for (const selector of ['header', 'main', 'main > section', '.stack > section', '#ring']) {
       for (const box of await Promise.all(
         (await page.locator(selector).all()).map((l) => l.boundingBox()),

@@ -180,6 +180,16 @@ describe('startApi over the registry', () => {
     expect(metrics).not.toContain('pod="pod-b"');
     expect(metrics).toMatch(/shardline_pod_keyspace_share\{pod="pod-a"\} (1|0\.9999\d*)\n/);
     expect(metrics).toContain('shardline_pods{state="departed"} 1');
+    // The domain page's owner history: each recorded epoch's owner, newest first.
+    await vi.waitFor(
+      async () => {
+        const page = await call(api.url, '/v1/domains/worked-by-b.test/inspect');
+        expect(page.status).toBe(200);
+        expect(page.body.ownerHistory[0]).toEqual({ epoch: body.epoch, owner: 'pod-a' });
+        expect(page.body.ownerHistory.length).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 15_000 },
+    );
     expectSchema(podsResponse, body);
     expect(body.epoch).toBe(await new MembershipReader(redis, PREFIX).epoch());
     expect(

@@ -8,7 +8,11 @@
 import type { EnqueueItem, EnqueueReport, RedisFrontier } from '@shardline/frontier';
 import type { Membership, StopOptions } from '@shardline/membership';
 import { buildPod, type PodParts } from './build-pod.js';
+import { FaultReporter } from './fault-reporter.js';
 import type { CrawlerPodOptions, PodStats } from './pod-options.js';
+
+/** How often the pod publishes its fault counts (only when they changed). */
+const FAULT_REPORT_MS = 5000;
 
 /** A crawler pod. `start()` → crawl → `stop()` (or `exitWhenIdle`). */
 /** URLs per frontier call when seeding. */
@@ -32,6 +36,8 @@ export class CrawlerPod {
   #finished = false;
   #started = false;
   #stopped: Promise<void> | undefined;
+  // Publishes stats().faults to the frontier for the API, /metrics and the dashboard.
+  readonly #faultReporter: FaultReporter;
 
   /** Validates the options (`SHARDLINE_ERR_CRAWLER_INVALID_OPTION` names the bad one). */
   constructor(options: CrawlerPodOptions) {
@@ -41,6 +47,13 @@ export class CrawlerPod {
     this.frontier = this.#p.frontier;
     this.resultsStreamKey = this.#p.settings.resultsStreamKey;
     this.membership = this.#p.membership;
+    this.#faultReporter = new FaultReporter({
+      frontier: this.frontier,
+      pod: this.id,
+      faults: () => this.#faults(),
+      intervalMs: FAULT_REPORT_MS,
+      log: this.#p.log,
+    });
   }
 
   /** The User-Agent header value the pod sends. */
@@ -112,6 +125,7 @@ export class CrawlerPod {
     if (this.#stopped) return; // stop() came while joining
     await this.#p.loop.start();
     this.#loopRunning = true;
+    this.#faultReporter.start();
     // A lost frontier is a crash, not a handoff: nothing is left to hand off.
     void this.#p.loop.done.then(() => this.stop({ graceful: !this.#p.faults.lost }));
   }
@@ -164,6 +178,8 @@ export class CrawlerPod {
     p.watch.stop();
     p.faults.stop();
     await p.loop.stop(graceful ? p.settings.stopGraceMs : 0);
+    // The last counts (a lost frontier, OOM episodes) while Redis may still take them.
+    await this.#faultReporter.stop();
     // Robots loads the released leases no longer wait for: abort them, cache nothing.
     p.closing.abort();
     // Foreign hosts the last claims found are still being moved to their owners.

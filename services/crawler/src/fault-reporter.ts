@@ -1,0 +1,65 @@
+/**
+ * Publishes the pod's background-fault counts (`stats().faults`) to the frontier every few
+ * seconds, so that the API's `/metrics`, `/v1/pods` and the dashboard show every kind of fault
+ * a pod counts — present and future kinds alike — without more work in the API. Written only
+ * when a count changed; a failed write is retried at the next tick (Redis may be down: that is
+ * itself reported by the pod's own logs and faults).
+ */
+import type { RedisFrontier } from '@shardline/frontier';
+import type { Logger } from 'pino';
+
+/** `{ a: 1, b: { c: 2 } }` → `{ a: 1, 'b.c': 2 }`. */
+export function flattenFaults(faults: object, prefix = ''): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(faults)) {
+    const name = prefix === '' ? key : `${prefix}.${key}`;
+    if (typeof value === 'number') out[name] = value;
+    else if (typeof value === 'object' && value !== null)
+      Object.assign(out, flattenFaults(value, name));
+  }
+  return out;
+}
+
+export interface FaultReporterOptions {
+  frontier: Pick<RedisFrontier, 'reportFaults'>;
+  pod: string;
+  faults: () => object;
+  intervalMs: number;
+  log: Logger;
+}
+
+export class FaultReporter {
+  readonly #o: FaultReporterOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #last = '';
+
+  constructor(options: FaultReporterOptions) {
+    this.#o = options;
+  }
+
+  start(): void {
+    if (this.#timer) return;
+    void this.report();
+    this.#timer = setInterval(() => void this.report(), this.#o.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Writes the counts if they changed since the last write; one more write on stop. */
+  async report(): Promise<void> {
+    const flat = flattenFaults(this.#o.faults());
+    const text = JSON.stringify(flat);
+    if (text === this.#last) return;
+    try {
+      await this.#o.frontier.reportFaults(this.#o.pod, flat);
+      this.#last = text;
+    } catch (error) {
+      this.#o.log.debug({ err: error }, 'fault counts not published; retried at the next tick');
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.report();
+  }
+}
