@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { domainArgument } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
 
@@ -23,7 +24,7 @@ export function registerPauseCommands(program: Command, ctx: CliContext): void {
             ? 'stop claims from a domain (leases already out finish normally)'
             : 'let claims from a paused domain resume',
         )
-        .argument('<domain>', 'the domain key (registrable domain, e.g. bbc.co.uk)')
+        .argument('<domain>', 'the domain key (registrable domain, e.g. bbc.co.uk)', domainArgument)
         .option('--json', 'print the domain state afterwards as JSON'),
     ).action(async (domain: string, flags: PauseFlags) => {
       await withSession(flags, async ({ reader, frontier, ownership }) => {
