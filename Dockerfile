@@ -22,6 +22,7 @@ COPY packages/membership/package.json packages/membership/
 COPY packages/ring/package.json packages/ring/
 COPY packages/robots/package.json packages/robots/
 COPY packages/url/package.json packages/url/
+COPY packages/warc/package.json packages/warc/
 COPY services/api/package.json services/api/
 COPY services/cli/package.json services/cli/
 COPY services/crawler/package.json services/crawler/
@@ -52,6 +53,7 @@ COPY packages/membership/package.json packages/membership/
 COPY packages/ring/package.json packages/ring/
 COPY packages/robots/package.json packages/robots/
 COPY packages/url/package.json packages/url/
+COPY packages/warc/package.json packages/warc/
 COPY services/api/package.json services/api/
 COPY services/cli/package.json services/cli/
 COPY services/crawler/package.json services/crawler/
@@ -63,16 +65,19 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 # --- runtime --------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 # NODE_OPTIONS: the crawler pod's production heap setting (services/crawler/README.md,
-# "Memory"): a 256 MB old-space limit makes V8 grow the heap by a small factor; the API and CLI
-# stay far below it.
+# "Memory"): a 256 MB old-space limit makes V8 grow the heap by a small factor, 4 MB semi-spaces
+# keep the young generation from touching 32 MB; the API and CLI stay far below both.
 ENV NODE_ENV=production \
   HEALTH_PORT=8081 \
-  NODE_OPTIONS=--max-old-space-size=256
+  NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=4"
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 # The workspaces' node_modules links point here: package.json + dist/ (+ lua/, public/, bin/).
 COPY --from=build --chown=root:root /out ./
 COPY --chown=root:root deploy/docker ./deploy/docker
+# WARC files go to /warc (WARC_DIR in the deploy files), a volume: created here owned by
+# `node`, so a fresh named volume starts writable for the process.
+RUN mkdir /warc && chown node:node /warc
 # The files belong to root and are read-only for the process; it runs as the image's
 # unprivileged `node` user (uid 1000).
 USER node

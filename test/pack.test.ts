@@ -32,6 +32,7 @@ const PACKAGES = [
   'ring',
   'robots',
   'url',
+  'warc',
 ];
 const MINUTES = 60_000;
 

@@ -98,7 +98,7 @@ async function startShardline(web: WebInfo, pods: number): Promise<Running> {
       stdio: ['ignore', 'ignore', 'inherit'],
       env: {
         ...process.env,
-        NODE_OPTIONS: '--max-old-space-size=256',
+        NODE_OPTIONS: '--max-old-space-size=256 --max-semi-space-size=4',
         REDIS_URL: url,
         POD_ID: `pod-${i}`,
         KEY_PREFIX: 'cmp',

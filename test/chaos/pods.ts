@@ -56,9 +56,12 @@ export class PodFleet {
     this.#options = options;
   }
 
-  /** Spawns `shardline crawl` as pod `id` (a new incarnation if the id ran before). */
-  start(id: string): PodRun {
-    const o = this.#options;
+  /**
+   * Spawns `shardline crawl` as pod `id` (a new incarnation if the id ran before). The session
+   * timeout is per pod (it travels with its heartbeats), so one incarnation may have its own.
+   */
+  start(id: string, overrides: { sessionTimeoutMs?: number } = {}): PodRun {
+    const o = { ...this.#options, ...overrides };
     const incarnation = this.runs.filter((r) => r.id === id).length + 1;
     const args = [
       ...SOURCE_NODE_FLAGS,

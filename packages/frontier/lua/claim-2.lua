@@ -1,3 +1,4 @@
+#!lua
 --[[
   claim: visit ONE host of a domain that its owner's due index said was due. First takes
   back expired leases of the host (bounded), then, while the politeness gate is open,
@@ -15,8 +16,8 @@
   ARGV[8] max retries (attempts before dead-lettering)
   ARGV[9] dead-letter cap per domain
 
-  Gate (all must hold for each URL): domain not paused, now >= next_allowed_at,
-  in flight < concurrency, queue not empty. Each claim sets next_allowed_at =
+  Gate (all must hold for each URL): domain not paused, now >= next_allowed_at and past
+  any operator block of the host or domain, in flight < concurrency, queue not empty. Each claim sets next_allowed_at =
   now + effective delay, reserving the start-to-start gap.
 
   Returns { seq, score, nowMs, reapedCount, reapedHolders (comma list, one per reaped
@@ -24,6 +25,8 @@
     level1, entry1, leaseField2, ... }
   Side effects: host state (f, n, id, q, seq), lease hash/deadlines, domain counters
   f, q, claimed, rep, dead; dead letters.
+  The shebang makes Redis refuse the whole script while it is out of memory (a script
+  without one could stop halfway, at its first write that needs memory).
 ]]
 --@include "time"
 --@include "host"
@@ -60,7 +63,7 @@ local got = 0
 while got < max and not paused do
   local st = host_state(root, host)
   local conc = tonumber(st.c) or default_conc
-  if st.q <= 0 or st.f >= conc or now < st.n then break end
+  if st.q <= 0 or st.f >= conc or now < not_before(root, st) then break end
   local entry, level = queue_pop(root, host)
   if not entry then break end
   local id = redis.call('HINCRBY', skey, 'id', 1)

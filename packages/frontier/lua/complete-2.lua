@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   complete: acknowledge a fetched URL; feeds the stats and the adaptive delay.
 
@@ -9,19 +10,21 @@
   ARGV[4] bytes received
   ARGV[5] fetch duration (ms)
   ARGV[6] links found
-  ARGV[7] adaptive delay factor (delay = factor x duration; 0 = off)
+  ARGV[7] adaptive delay factor (delay = factor x duration; 0 = off; see adaptive.lua)
   ARGV[8] max delay (ms), caps the adaptive delay
   ARGV[9] default delay (ms)
   ARGV[10] default concurrency
 
   Returns { status, seq, score }: status 0 ok, 1 lease not found (counted as a late
   completion: the URL was already requeued), 2 held by another pod.
-  Side effects: lease removed; host f, fc=0, bo=0, ad, n = max(n, now + effective delay)
+  Side effects: lease removed; host f, fc=0, bo=0, ad/ar, n = max(n, now + effective delay)
   (now is after the request was sent, so the start-to-start gap holds); domain counters
   f, ok, bytes, ms, links (or late).
+  Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat.
 ]]
 --@include "time"
 --@include "host"
+--@include "adaptive"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
@@ -44,11 +47,9 @@ redis.call('HINCRBY', dkey, 'bytes', tonumber(ARGV[4]))
 redis.call('HINCRBY', dkey, 'ms', tonumber(ARGV[5]))
 redis.call('HINCRBY', dkey, 'links', tonumber(ARGV[6]))
 redis.call('HDEL', skey, 'fc', 'bo')
-local factor = tonumber(ARGV[7])
-if factor > 0 then
-  redis.call('HSET', skey, 'ad', fmt(math.min(tonumber(ARGV[8]), math.floor(factor * tonumber(ARGV[5])))))
-end
 local st = host_state(root, host)
+adaptive_on_response(skey, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
+st = host_state(root, host)
 local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[9])))
 redis.call('HSET', skey, 'n', fmt(next_at))
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[10]))

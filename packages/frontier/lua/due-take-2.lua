@@ -1,3 +1,4 @@
+#!lua
 --[[
   due-take: the pod side of claim. Takes up to max hosts whose due time has come from a
   pod's due index and holds them (score = now + hold) so the pod's other claimers skip
@@ -10,6 +11,8 @@
   ARGV[2] hold (ms)
 
   Returns { nowMs, earliestDueMs or '' (after the holds), member1, member2, ... }.
+  No allow-oom flag: Redis refuses it whole while full, so a claim that would be refused
+  next holds no host (a hold would delay the host after Redis has room again).
 ]]
 --@include "time"
 

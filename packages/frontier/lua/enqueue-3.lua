@@ -1,3 +1,4 @@
+#!lua
 --[[
   enqueue: add canonical URLs of ONE domain to its host queues, exactly once per crawl.
 
@@ -21,6 +22,8 @@
     and due-index score ('park' | ms | 'inf').
   Side effects: seen buckets (may split one), host lists/levels/state, domain counters
   q, seen, enq, dup, cap (both caps).
+  The shebang makes Redis refuse the whole script while it is out of memory (a script
+  without one could stop halfway, at its first write that needs memory).
 ]]
 --@include "time"
 --@include "host"

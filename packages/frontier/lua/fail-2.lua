@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   fail: a fetch failed. Retryable failures back the host off (exponential, with jitter)
   and requeue the URL at the back of its level with attempt+1; after max retries, or when
@@ -24,15 +25,21 @@
            DNS, address policy). Unsent failures leave the host's politeness alone: no
            backoff, no consecutive-failure count, next_allowed_at untouched (the claim
            already reserved the slot), Retry-After ignored.
+  ARGV[16] adaptive delay factor (0 = off): a retryable sent failure (5xx, 429, timeout,
+           network error) doubles the host's adaptive delay (adaptive.lua)
+  ARGV[17] max delay (ms), caps the adaptive delay
+  ARGV[18] time the failed request took (ms; 0 = unknown)
 
   Returns { status, outcome ('retry' | 'dead' | ''), attempt, seq, score }: status 0 ok,
   1 lease not found, 2 held by another pod.
-  Side effects: lease removed; host f (and fc, bo, n when sent); domain f, err, q or dead;
+  Side effects: lease removed; host f (and fc, bo, ad/ar, n when sent); domain f, err, q or dead;
   dead letters.
+  Flagged allow-oom (runs while Redis is full): moves a lease back to its queue or to the dead letters: about the same memory, and refusing it would leave the lease to expire.
 ]]
 --@include "time"
 --@include "host"
 --@include "deadletter"
+--@include "adaptive"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
@@ -59,6 +66,8 @@ if retryable and sent then
   local bo = math.min(tonumber(ARGV[10]), tonumber(ARGV[9]) * 2 ^ (fc - 1))
   bo = math.floor(bo * (0.5 + 0.5 * tonumber(ARGV[11])))
   redis.call('HSET', skey, 'bo', fmt(bo))
+  local dl = tonumber(redis.call('HGET', skey, 'dl')) or tonumber(ARGV[13])
+  adaptive_on_server_error(skey, tonumber(ARGV[16]) or 0, tonumber(ARGV[18]) or 0, dl, tonumber(ARGV[17]) or 0)
 end
 if sent then
   local st = host_state(root, host)

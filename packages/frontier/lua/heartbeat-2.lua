@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   heartbeat: extend a lease while its fetch runs.
 
@@ -11,6 +12,7 @@
   never existed), 2 held by another pod.
   Side effects: the lease value and its deadline. The host's due-index score is not
   touched: at worst the host is visited once at the old deadline and re-scored.
+  Flagged allow-oom (runs while Redis is full): rewrites one lease in place: a full Redis must still keep leases in flight alive, or every fetch is repeated at each lease expiry.
 ]]
 --@include "time"
 --@include "host"

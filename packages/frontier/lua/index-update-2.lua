@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   index-update: apply host scores to a pod's due index, newest seq wins.
 
@@ -34,6 +35,7 @@
             ('park' | 'evict' | ms | 'inf'; ignored for pins)
 
   Returns { earliestDueMs or '', nowMs }.
+  Flagged allow-oom (runs while Redis is full): the due-index side of a domain script that already ran: refusing it could leave a host with queued URLs out of every index.
 ]]
 --@include "time"
 

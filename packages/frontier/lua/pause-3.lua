@@ -1,3 +1,4 @@
+#!lua
 --[[
   pause / resume a domain: claim hands out nothing from a paused domain.
 
@@ -10,6 +11,8 @@
   Returns { host1, seq1, score1, ... } for every host of the domain (a paused host with
   nothing in flight parks; resume puts queued hosts back in their due index).
   Side effects: domain paused flag, host seqs.
+  The shebang makes Redis refuse the whole script while it is out of memory (a script
+  without one could stop halfway, at its first write that needs memory).
 ]]
 --@include "time"
 --@include "host"

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   reclaim: take back every lease of ONE host held by a pod known to be dead (the only way
   a lease is reassigned when the lease timeout is 0). Each goes back to the front of its
@@ -13,6 +14,7 @@
 
   Returns { requeued, deadLettered, seq, score }.
   Side effects: as lease_requeue (includes/requeue.lua) for each lease of the holder.
+  Flagged allow-oom (runs while Redis is full): moves a dead pod's leases back to their queues: about the same memory.
 ]]
 --@include "time"
 --@include "host"

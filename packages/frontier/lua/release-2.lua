@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   release: a pod gives a lease back untouched (no request was sent). The entry returns
   to the front of its level with its attempt count unchanged.
@@ -14,6 +15,7 @@
 
   Returns { status, seq, score }: status 0 ok, 1 lease not found, 2 held by another pod.
   Side effects: lease removed; host f, q (and n with a hold); domain f, q, released.
+  Flagged allow-oom (runs while Redis is full): moves a lease back to its queue: about the same memory.
 ]]
 --@include "time"
 --@include "host"

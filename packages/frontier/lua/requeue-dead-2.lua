@@ -1,3 +1,4 @@
+#!lua
 --[[
   requeue-dead: move the oldest dead letters of a domain back to the back of their host
   queues with attempt 0 (operator action after fixing a cause).
@@ -9,6 +10,8 @@
 
   Returns { moved, host1, seq1, score1, ... }.
   Side effects: dead letters popped; host queues; domain q, dead (decremented), revived.
+  The shebang makes Redis refuse the whole script while it is out of memory (a script
+  without one could stop halfway, at its first write that needs memory).
 ]]
 --@include "time"
 --@include "host"

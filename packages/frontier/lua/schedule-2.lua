@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   schedule: re-score one host without changing it (new seq), for reindexing a domain on
   another pod, repairing an index, or after a policy change made elsewhere.
@@ -9,6 +10,7 @@
 
   Returns { seq, score }.
   Side effects: host seq.
+  Flagged allow-oom (runs while Redis is full): rewrites a host's seq and its due score only.
 ]]
 --@include "time"
 --@include "host"

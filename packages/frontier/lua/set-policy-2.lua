@@ -1,3 +1,4 @@
+#!lua
 --[[
   set-policy: per-host politeness overrides, e.g. the robots.txt crawl-delay.
 
@@ -11,6 +12,8 @@
 
   Returns { seq, score }.
   Side effects: host state c, dl, cd, seq; the host joins the domain's hosts set.
+  The shebang makes Redis refuse the whole script while it is out of memory (a script
+  without one could stop halfway, at its first write that needs memory).
 ]]
 --@include "time"
 --@include "host"

@@ -1,6 +1,7 @@
 /**
  * Operator controls that live with the domain (they survive restarts and handoffs):
- * pause/resume, per-host politeness overrides, and requeueing dead letters.
+ * pause/resume, blocks until a time, per-host politeness overrides, and requeueing dead
+ * letters.
  */
 import { domainKey } from '@shardline/url';
 import { asArray, checkName } from './checks.js';
@@ -11,7 +12,21 @@ import { type DueIndex, IndexBatch } from './due-index.js';
 import { FrontierArgumentError } from './errors.js';
 import type { FrontierInspector } from './inspector.js';
 import { SCRIPT_COMMANDS as C } from './scripts.js';
-import type { HostPolicy } from './types.js';
+import type { BlockTarget, HostPolicy } from './types.js';
+
+/** Due-index updates from a reply's `host, seq, score` triples starting at `from`. */
+function hostUpdates(owner: string, domain: string, reply: unknown[], from: number): IndexBatch {
+  const updates = new IndexBatch();
+  for (let j = from; j + 2 < reply.length; j += 3) {
+    updates.add(
+      owner,
+      dueMember(domain, String(reply[j])),
+      String(reply[j + 1]),
+      String(reply[j + 2]),
+    );
+  }
+  return updates;
+}
 
 export class Admin {
   readonly #ctx: FrontierContext;
@@ -46,17 +61,45 @@ export class Admin {
       ],
       this.#index.calls(pins),
     );
-    const reply = asArray(result, 'pause');
-    const updates = new IndexBatch();
-    for (let j = 0; j + 2 < reply.length; j += 3) {
-      updates.add(
-        owner,
-        dueMember(domain, String(reply[j])),
-        String(reply[j + 1]),
-        String(reply[j + 2]),
-      );
+    await this.#index.apply(hostUpdates(owner, domain, asArray(result, 'pause'), 0));
+  }
+
+  /** See `RedisFrontier.blockUntil`. Runs block-3.lua. */
+  async blockUntil(target: BlockTarget, untilMs: number): Promise<void> {
+    if (typeof target !== 'object' || target === null) {
+      throw new FrontierArgumentError('target', target, 'an object { domain } or { host }');
     }
-    await this.#index.apply(updates);
+    if (target.host !== undefined) checkName('host', target.host);
+    const domain =
+      target.domain ?? (target.host === undefined ? undefined : domainKey(target.host));
+    if (domain === undefined) {
+      throw new FrontierArgumentError('target', target, 'an object { domain } or { host }');
+    }
+    checkName('domain', domain);
+    if (!Number.isSafeInteger(untilMs) || untilMs < 0) {
+      throw new FrontierArgumentError('untilMs', untilMs, 'a non-negative integer (epoch ms)');
+    }
+    const { keys, exec, options } = this.#ctx;
+    const owner = this.#ctx.ownerOf(domain);
+    // Lifting or shortening a block makes hosts due: pin them first, like resume.
+    const pins = await this.#pinHosts(domain, owner);
+    const [result] = await exec.scripts(
+      [
+        {
+          command: C.block,
+          args: [
+            keys.domain(domain),
+            keys.hosts(domain),
+            keys.root(domain),
+            target.host ?? '',
+            untilMs,
+            options.defaultConcurrency,
+          ],
+        },
+      ],
+      this.#index.calls(pins),
+    );
+    await this.#index.apply(hostUpdates(owner, domain, asArray(result, 'block'), 0));
   }
 
   /** See `RedisFrontier.setHostPolicy`. Runs set-policy-2.lua. */
@@ -109,10 +152,7 @@ export class Admin {
     );
     const r = asArray(reply, 'requeue-dead');
     const moved = Number(r[0]);
-    const updates = new IndexBatch();
-    for (let j = 1; j + 2 < r.length; j += 3) {
-      updates.add(owner, dueMember(domain, String(r[j])), String(r[j + 1]), String(r[j + 2]));
-    }
+    const updates = hostUpdates(owner, domain, r, 1);
     const counters = new Counters(keys);
     counters.queued(domain, moved);
     counters.add('dead', -moved);

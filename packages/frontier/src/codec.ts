@@ -108,7 +108,11 @@ export const HOST_STATE_FIELD = {
   backoffMs: 'bo',
   consecutiveFailures: 'fc',
   adaptiveDelayMs: 'ad',
+  adaptiveReason: 'ar',
+  blockedUntilMs: 'bu',
 } as const;
+
+const ADAPTIVE_REASON = { s: 'slow', e: 'errors' } as const;
 
 /** Fields of a domain's counter hash read by more than one reader. */
 export const DOMAIN_FIELD = { queued: 'q', inFlight: 'f' } as const;
@@ -140,6 +144,8 @@ export function decodeHostState(
     crawlDelayMs: count(hash[f.crawlDelayMs]),
     backoffMs: count(hash[f.backoffMs]),
     adaptiveDelayMs: count(hash[f.adaptiveDelayMs]),
+    adaptiveReason: ADAPTIVE_REASON[hash[f.adaptiveReason] as keyof typeof ADAPTIVE_REASON] ?? null,
+    blockedUntilMs: count(hash[f.blockedUntilMs]),
     consecutiveFailures: count(hash[f.consecutiveFailures]),
   };
 }
@@ -170,6 +176,7 @@ export function decodeDomainStats(
     fetchMs: n('ms'),
     links: n('links'),
     paused: hash.paused === '1',
+    blockedUntilMs: n('bu'),
     hosts: hosts.sort(),
   };
 }

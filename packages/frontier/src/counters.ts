@@ -1,12 +1,15 @@
 /**
  * Accumulates the non-slot bookkeeping of one operation (global and per-pod counters,
- * the domain indexes by depth, fetches, errors and dead letters) and turns it into plain
- * commands sent after the domain scripts returned. These sums are eventually consistent:
- * a client that dies between a domain script and this step loses its increments; the
+ * the domain indexes by depth, fetches, errors and dead letters) and turns it into one
+ * `counters-1.lua` call per key, sent after the domain scripts returned. That script is
+ * flagged allow-oom: a Redis that is full still takes the deltas of the domain scripts
+ * that ran, so the sums never drift from the exact per-domain values under OOM. They can
+ * only lag when a client dies between a domain script and this step (kill -9); the
  * per-domain counters, kept by the scripts themselves, are exact.
  */
-import type { Arg } from './executor.js';
+import type { Arg, ScriptCall } from './executor.js';
 import type { FrontierKeys } from './keys.js';
+import { SCRIPT_COMMANDS as C } from './scripts.js';
 
 /** Per-domain deltas for one index ZSET. */
 type Deltas = Map<string, number>;
@@ -68,21 +71,23 @@ export class Counters {
     bump(this.#dead, domain, n);
   }
 
-  commands(): Arg[][] {
+  /** The counter updates, one script call per key. */
+  calls(): ScriptCall[] {
     const k = this.#keys;
-    const out: Arg[][] = [];
-    for (const [field, n] of this.#global) out.push(['hincrby', k.stats(), field, n]);
-    for (const [pod, fields] of this.#pods) {
-      for (const [field, n] of fields) out.push(['hincrby', k.podStats(pod), field, n]);
-    }
-    for (const [domain, n] of this.#depth) out.push(['zincrby', k.domains(), n, domain]);
-    for (const [domain, n] of this.#fetched) out.push(['zincrby', k.domainsByFetched(), n, domain]);
-    for (const [domain, n] of this.#errors) out.push(['zincrby', k.domainsByErrors(), n, domain]);
-    for (const [domain, n] of this.#dead) out.push(['zincrby', k.deadLetterDomains(), n, domain]);
-    // Drop domains whose dead letters are all requeued. Only exact zeros: a requeue's
-    // decrement that lands before the matching increment leaves a transient negative
-    // score, which must stay to cancel that increment (reads skip scores ≤ 0).
-    if (this.#dead.size > 0) out.push(['zremrangebyscore', k.deadLetterDomains(), 0, 0]);
+    const out: ScriptCall[] = [];
+    const call = (key: string, kind: 'h' | 'z' | 'zd', deltas: Map<string, number>) => {
+      if (deltas.size === 0) return;
+      const args: Arg[] = [key, kind];
+      for (const [field, n] of deltas) args.push(field, n);
+      out.push({ command: C.counters, args });
+    };
+    call(k.stats(), 'h', this.#global);
+    for (const [pod, fields] of this.#pods) call(k.podStats(pod), 'h', fields);
+    call(k.domains(), 'z', this.#depth);
+    call(k.domainsByFetched(), 'z', this.#fetched);
+    call(k.domainsByErrors(), 'z', this.#errors);
+    // Drops domains whose dead letters are all requeued (see the script).
+    call(k.deadLetterDomains(), 'zd', this.#dead);
     return out;
   }
 }

@@ -88,7 +88,7 @@ export class DueIndex {
   async apply(batch: IndexBatch, counters?: Counters): Promise<Map<string, number | null>> {
     const chunks = this.#chunked(batch);
     const calls = chunks.map((c) => c.call);
-    const replies = await this.#ctx.exec.scriptsAndCommands(calls, counters?.commands() ?? []);
+    const replies = await this.#ctx.exec.scripts([...calls, ...(counters?.calls() ?? [])]);
     // A pod's chunks run in order: its last chunk's reply is the index after all of them.
     const earliest = new Map<string, number | null>();
     chunks.forEach(({ pod }, k) => {

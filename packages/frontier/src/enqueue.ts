@@ -14,6 +14,7 @@ import {
   FrontierCapCode,
   FrontierRejectCode,
   FrontierReplyError,
+  RedisOomError,
 } from './errors.js';
 import type { Arg, ScriptCall } from './executor.js';
 import { fingerprint } from './fingerprint.js';
@@ -100,13 +101,23 @@ export class Enqueuer {
       }
     }
 
-    const replies = await this.#ctx.exec.scripts(calls, this.#index.calls(pins));
+    const replies = await this.#ctx.exec.scriptsSettled(calls, this.#index.calls(pins));
+    // Calls Redis refused for want of memory took no effect (enqueue-3 is refused whole):
+    // their items are reported as pending after the others are counted and indexed.
+    const pending: number[] = [];
+    let oom: RedisOomError | undefined;
     const updates = new IndexBatch();
     let queued = 0;
     let duplicates = 0;
     let overCap = 0;
     const woken = new Set<string>();
     replies.forEach((reply, c) => {
+      if (reply instanceof RedisOomError) {
+        oom ??= reply;
+        for (const p of callItems[c]!) pending.push(p.index);
+        return;
+      }
+      if (reply instanceof Error) throw reply;
       const r = asArray(reply, 'enqueue');
       const statuses = String(r[0]);
       const domain = callDomains[c]!;
@@ -144,7 +155,9 @@ export class Enqueuer {
     counters.add('duplicates', duplicates);
     counters.add('overCap', overCap);
     await this.#index.apply(updates, counters);
-    return { results, queued, duplicates, rejected, overCap, wokenPods: [...woken] };
+    const report = { results, queued, duplicates, rejected, overCap, wokenPods: [...woken] };
+    if (oom) throw new RedisOomError(oom.cause, { report, pending: pending.sort((a, b) => a - b) });
+    return report;
   }
 
   #prepare(item: EnqueueItem | undefined): Rejection | Accepted {

@@ -9,6 +9,8 @@ export const FrontierErrorCode = {
   LEASE_LOST: 'SHARDLINE_ERR_FRONTIER_LEASE_LOST',
   LEASE_NOT_HELD: 'SHARDLINE_ERR_FRONTIER_LEASE_NOT_HELD',
   REPLY: 'SHARDLINE_ERR_FRONTIER_REPLY',
+  REDIS_OOM: 'SHARDLINE_ERR_REDIS_OOM',
+  FRONTIER_LOST: 'SHARDLINE_ERR_FRONTIER_LOST',
 } as const;
 export type FrontierErrorCode = (typeof FrontierErrorCode)[keyof typeof FrontierErrorCode];
 
@@ -127,6 +129,71 @@ export class FrontierReplyError extends FrontierError {
       'SHARDLINE_ERR_FRONTIER_REPLY',
       `unexpected reply from frontier script ${script}: ${JSON.stringify(reply)?.slice(0, 200)}`,
     );
+  }
+}
+
+/** Whether `error` is Redis refusing a write for want of memory (`maxmemory` + `noeviction`). */
+export function isOomReply(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('OOM ');
+}
+
+/**
+ * Redis refused a write because it is full (`maxmemory` reached with `noeviction`). Nothing of
+ * the refused call was written: every frontier script is either refused whole under OOM or
+ * flagged `allow-oom` because it only shrinks or rewrites state. A write may be retried once
+ * Redis has room again. On `enqueue`, `report` tells what was queued before the refusal and
+ * `pending` lists the input indexes not queued (retry those).
+ */
+export class RedisOomError extends FrontierError {
+  override readonly name = 'RedisOomError';
+  /** Enqueue only: what the call queued before Redis refused (results of pending items say `queued` too — ignore them). */
+  readonly report: EnqueueReportLike | undefined;
+  /** Enqueue only: indexes of the input items that were not queued. */
+  readonly pending: readonly number[];
+
+  constructor(cause: unknown, partial?: { report: EnqueueReportLike; pending: number[] }) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    const done = partial
+      ? `; ${partial.report.queued} URL(s) queued before it, ${partial.pending.length} not queued`
+      : '';
+    super(
+      'SHARDLINE_ERR_REDIS_OOM',
+      `Redis is out of memory and refuses writes (${detail.split('.')[0]})${done}: raise maxmemory or free memory`,
+    );
+    this.cause = cause;
+    this.report = partial?.report;
+    this.pending = partial?.pending ?? [];
+  }
+}
+
+/** The counts of an enqueue report (kept structural here: errors.ts imports no types module). */
+interface EnqueueReportLike {
+  queued: number;
+  duplicates: number;
+  rejected: number;
+  overCap: number;
+}
+
+/**
+ * The frontier this process worked on is gone: its identity key vanished or changed, i.e.
+ * Redis restarted without persistence (or was flushed) and every queued URL, seen-set and
+ * lease with it. Never a finished crawl: the process stops and says so.
+ */
+export class FrontierLostError extends FrontierError {
+  override readonly name = 'FrontierLostError';
+  readonly expected: string;
+  readonly found: string | null;
+
+  constructor(expected: string, found: string | null) {
+    super(
+      'SHARDLINE_ERR_FRONTIER_LOST',
+      `the frontier is gone: Redis lost its data (identity ${expected} ${
+        found === null ? 'missing' : `replaced by ${found}`
+      }; restarted without persistence or flushed). Queued URLs were lost: turn on AOF ` +
+        '(appendonly yes) and seed again',
+    );
+    this.expected = expected;
+    this.found = found;
   }
 }
 

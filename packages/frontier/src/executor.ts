@@ -4,8 +4,12 @@
  * sent on its own: ioredis writes them all before any reply arrives (and groups them per
  * node when the client has `enableAutoPipelining`). Commands on one slot keep their
  * order either way, which enqueue relies on for chunks of one domain.
+ *
+ * Redis refusing a write for want of memory surfaces as {@link RedisOomError} from every
+ * method, so callers branch on one code whatever the client.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { isOomReply, RedisOomError } from './errors.js';
 import type { ScriptCommand } from './scripts.js';
 
 export type Arg = string | number;
@@ -33,8 +37,31 @@ export class Executor {
 
   /** One script call. */
   script(call: ScriptCall): Promise<unknown> {
+    return this.#send(call).catch(rethrow);
+  }
+
+  #send(call: ScriptCall): Promise<unknown> {
     const host = this.#redis as unknown as ScriptHost;
     return host[call.command](...call.args) as Promise<unknown>;
+  }
+
+  /**
+   * Script calls in order, each answered on its own: its reply or its error (a refused
+   * write as {@link RedisOomError}). For callers that must know which calls took effect.
+   */
+  async scriptsSettled(then: ScriptCall[], first: ScriptCall[] = []): Promise<unknown[]> {
+    if (then.length === 0 && first.length === 0) return [];
+    if (this.#cluster) {
+      await Promise.all(first.map((c) => this.script(c)));
+      return Promise.all(then.map((c) => this.#send(c).catch(typed)));
+    }
+    const pipe = this.#redis.pipeline();
+    const piped = pipe as unknown as ScriptHost;
+    for (const c of [...first, ...then]) piped[c.command](...c.args);
+    const replies = await pipe.exec();
+    if (!replies) throw new Error('pipeline aborted');
+    unwrap(replies.slice(0, first.length));
+    return replies.slice(first.length).map(([error, value]) => (error ? typed(error) : value));
   }
 
   /**
@@ -51,47 +78,24 @@ export class Executor {
     const pipe = this.#redis.pipeline();
     const piped = pipe as unknown as ScriptHost;
     for (const c of [...first, ...then]) piped[c.command](...c.args);
-    const replies = await pipe.exec();
+    const replies = await pipe.exec().catch(rethrow);
     return unwrap(replies).slice(first.length);
-  }
-
-  /**
-   * Script calls plus plain commands whose replies are not needed, in one round trip on
-   * a plain Redis (concurrently on a Cluster). Returns the scripts' replies.
-   */
-  async scriptsAndCommands(calls: ScriptCall[], commands: Arg[][]): Promise<unknown[]> {
-    if (this.#cluster) {
-      const [replies] = await Promise.all([
-        Promise.all(calls.map((c) => this.script(c))),
-        this.commands(commands),
-      ]);
-      return replies;
-    }
-    if (calls.length === 0 && commands.length === 0) return [];
-    const pipe = this.#redis.pipeline(commands.map((c) => c.map(String)));
-    const piped = pipe as unknown as ScriptHost;
-    for (const c of calls) piped[c.command](...c.args);
-    const replies = await pipe.exec();
-    return unwrap(replies).slice(commands.length);
-  }
-
-  /** Plain commands (`['hincrby', key, field, n]`), no reply needed beyond errors. */
-  async commands(commands: Arg[][]): Promise<unknown[]> {
-    if (commands.length === 0) return [];
-    if (this.#cluster) {
-      return Promise.all(
-        commands.map(([name, ...args]) => this.#redis.call(String(name), ...args)),
-      );
-    }
-    const replies = await this.#redis.pipeline(commands.map((c) => c.map(String))).exec();
-    return unwrap(replies);
   }
 }
 
 function unwrap(replies: [Error | null, unknown][] | null): unknown[] {
   if (!replies) throw new Error('pipeline aborted');
   return replies.map(([error, value]) => {
-    if (error) throw error;
+    if (error) throw typed(error);
     return value;
   });
+}
+
+/** A refused write as {@link RedisOomError}; any other error as it is. */
+function typed(error: unknown): unknown {
+  return isOomReply(error) ? new RedisOomError(error) : error;
+}
+
+function rethrow(error: unknown): never {
+  throw typed(error);
 }

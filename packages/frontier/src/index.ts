@@ -5,12 +5,16 @@ export {
   FrontierCapCode,
   FrontierError,
   FrontierErrorCode,
+  FrontierLostError,
   FrontierOptionsError,
   FrontierRejectCode,
   FrontierReplyError,
+  isOomReply,
   LeaseLostError,
   LeaseNotHeldError,
+  RedisOomError,
 } from './errors.js';
+export type { FrontierLostRecord } from './identity.js';
 export { FrontierInspector } from './inspector.js';
 export { FRONTIER_LUA_INCLUDES, type LoadedScript, luaScripts } from './lua-scripts.js';
 export type {
@@ -20,6 +24,7 @@ export type {
 } from './options.js';
 export { RedisFrontier } from './redis-frontier.js';
 export type {
+  BlockTarget,
   CanonicalizeOptions,
   ClaimRequest,
   ClaimResult,

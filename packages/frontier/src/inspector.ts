@@ -19,6 +19,7 @@ import {
   unpackEntry,
 } from './codec.js';
 import { FrontierArgumentError } from './errors.js';
+import type { FrontierLostRecord } from './identity.js';
 import { FrontierKeys } from './keys.js';
 import { type FrontierInspectorOptions, resolveInspectorOptions } from './options.js';
 import type {
@@ -94,6 +95,21 @@ export class FrontierInspector {
       }
     }
     return true;
+  }
+
+  /**
+   * Whether a pod found this frontier lost (Redis lost its data under it; see
+   * `SHARDLINE_ERR_FRONTIER_LOST`), and when; `null` when none did.
+   */
+  async frontierLost(): Promise<FrontierLostRecord | null> {
+    const h = await this.#redis.hgetall(this.#keys.lost());
+    if (!h.at) return null;
+    return {
+      atMs: Number(h.at),
+      pod: h.pod ?? '',
+      expected: h.expected ?? '',
+      found: h.found ? h.found : null,
+    };
   }
 
   // ───────────────────────────── domains ─────────────────────────────

@@ -104,6 +104,17 @@ export class FrontierKeys {
   deadLetterDomains(): string {
     return `${this.prefix}:domains:dead`;
   }
+  /**
+   * STRING: the frontier's identity, a random id written once (SET NX) by the first pod.
+   * Pods remember it and check it: missing or changed means Redis lost the frontier.
+   */
+  identity(): string {
+    return `${this.prefix}:frontier:id`;
+  }
+  /** HASH: why and when a pod found the frontier lost (`at`, `pod`, `expected`, `found`). */
+  lost(): string {
+    return `${this.prefix}:frontier:lost`;
+  }
   /** SET: pods that have had a due index. */
   pods(): string {
     return `${this.prefix}:pods`;

@@ -107,6 +107,10 @@ export class Leases {
     if (result.sent !== undefined && typeof result.sent !== 'boolean') {
       throw new FrontierArgumentError('sent', result.sent, 'a boolean');
     }
+    const durationMs = result.durationMs ?? 0;
+    if (!Number.isSafeInteger(durationMs) || durationMs < 0) {
+      throw new FrontierArgumentError('durationMs', durationMs, 'a non-negative integer');
+    }
     const reason = String(result.reason ?? 'error')
       .replace(/[\t\r\n]/g, ' ')
       .slice(0, 200);
@@ -125,6 +129,9 @@ export class Leases {
         o.defaultDelayMs,
         o.defaultConcurrency,
         result.sent === false ? '0' : '1',
+        o.adaptiveDelayFactor,
+        o.maxDelayMs,
+        durationMs,
       ],
       count: (r, counters) => {
         const { domain } = parseLeaseId(lease.id);

@@ -45,7 +45,18 @@ export interface FrontierOptions {
   defaultDelayMs?: number;
   /** Requests in flight per host. @default 1 */
   defaultConcurrency?: number;
-  /** Adaptive delay = factor × last response time (capped by `maxDelayMs`); 0 = off. @default 0 */
+  /**
+   * Adaptive delay per host, kept in the host's Redis state (survives restarts, moves with
+   * the domain): it grows to factor × a response's time when that is higher, doubles on a
+   * sent retryable failure (5xx, 429, timeout), halves per faster response and is dropped
+   * at the host's floor; capped by `maxDelayMs`. On when this is true or
+   * `adaptiveDelayFactor` > 0. @default false
+   */
+  adaptiveDelay?: boolean;
+  /**
+   * The adaptive delay's factor; 0 = off unless `adaptiveDelay`, which then uses 5
+   * (Heritrix's default delay factor). @default 0
+   */
   adaptiveDelayFactor?: number;
   /** Cap of the adaptive delay. @default 120000 */
   maxDelayMs?: number;
@@ -92,6 +103,7 @@ const DEFAULTS = {
   maxAcceptedPerDomain: 0,
   defaultDelayMs: 1000,
   defaultConcurrency: 1,
+  adaptiveDelay: false,
   adaptiveDelayFactor: 0,
   maxDelayMs: 120_000,
   backoffBaseMs: 1000,
@@ -104,6 +116,9 @@ const DEFAULTS = {
   maxPriority: 1_000_000,
   enqueueChunk: 1000,
 } as const;
+
+/** Heritrix's default `delayFactor`: the adaptive delay's factor when none is given. */
+const HERITRIX_DELAY_FACTOR = 5;
 
 const NON_NEGATIVE_INTS = [
   'leaseTimeoutMs',
@@ -185,6 +200,10 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
   if (typeof factor !== 'number' || !Number.isFinite(factor) || factor < 0) {
     throw new FrontierOptionsError('adaptiveDelayFactor', factor, 'a finite number ≥ 0');
   }
+  if (typeof resolved.adaptiveDelay !== 'boolean') {
+    throw new FrontierOptionsError('adaptiveDelay', resolved.adaptiveDelay, 'a boolean');
+  }
+  if (resolved.adaptiveDelay && factor === 0) resolved.adaptiveDelayFactor = HERITRIX_DELAY_FACTOR;
   return resolved;
 }
 

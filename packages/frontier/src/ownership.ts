@@ -67,7 +67,7 @@ export class Ownership {
       });
       await this.#index.apply(updates);
     }
-    await exec.commands(counters.commands());
+    await exec.scripts(counters.calls());
     return { requeued, deadLettered };
   }
 
@@ -118,6 +118,18 @@ export class Ownership {
       }
     });
     await this.#index.apply(updates);
+  }
+
+  /** See `RedisFrontier.forgetPod`. */
+  async forgetPod(pod: string): Promise<boolean> {
+    checkPod(pod);
+    const { redis, keys } = this.#ctx;
+    if ((await redis.zcard(keys.due(pod))) > 0) return false;
+    // The pods set lives in another slot than the pod's keys: two commands, set first, so a
+    // pod is never listed without its keys being readable (an empty index reads as 0).
+    await redis.srem(keys.pods(), pod);
+    await redis.del(keys.due(pod), keys.dueMeta(pod), keys.podStats(pod));
+    return true;
   }
 
   /** See `RedisFrontier.handOff`. */

@@ -12,6 +12,7 @@ import { DueIndex } from './due-index.js';
 import { Enqueuer } from './enqueue.js';
 import type { FrontierError } from './errors.js';
 import { Executor } from './executor.js';
+import { FrontierIdentity } from './identity.js';
 import { FrontierInspector } from './inspector.js';
 import { FrontierKeys } from './keys.js';
 import { Leases } from './leases.js';
@@ -19,6 +20,7 @@ import { type FrontierOptions, resolveOptions } from './options.js';
 import { Ownership } from './ownership.js';
 import { defineScripts } from './scripts.js';
 import type {
+  BlockTarget,
   ClaimRequest,
   ClaimResult,
   CompleteResult,
@@ -58,6 +60,7 @@ export class RedisFrontier {
   readonly #leases: Leases;
   readonly #ownership: Ownership;
   readonly #admin: Admin;
+  readonly #identity: FrontierIdentity;
 
   constructor(options: FrontierOptions) {
     const resolved = resolveOptions(options);
@@ -74,6 +77,24 @@ export class RedisFrontier {
     this.#claims = new Claims(this.#ctx, index, this.#ownership);
     this.#leases = new Leases(this.#ctx, index);
     this.#admin = new Admin(this.#ctx, index, this.inspector);
+    this.#identity = new FrontierIdentity(this.#ctx);
+  }
+
+  /**
+   * The frontier's identity (a random id, created by the first caller). A pod remembers it at
+   * start and passes it to {@link checkIdentity} while it runs.
+   */
+  identity(): Promise<string> {
+    return this.#identity.claim();
+  }
+
+  /**
+   * Throws `FrontierLostError` (`SHARDLINE_ERR_FRONTIER_LOST`) when the frontier's identity is
+   * no longer `expected`: Redis lost its data (restart without persistence, flush). Records the
+   * loss for `inspector.frontierLost()` first.
+   */
+  checkIdentity(expected: string, pod: string): Promise<void> {
+    return this.#identity.check(expected, checkPod(pod));
   }
 
   /** Lease timeout in ms (0 = leases never expire). */
@@ -103,6 +124,8 @@ export class RedisFrontier {
    * before in this crawl, including canonical variants and earlier items of the batch),
    * `rejected` (with the code and reason) or `over-cap` (the domain's queue is full; not
    * marked seen, so it may be enqueued again later). Wakes the owners' due indexes.
+   * When Redis is full it throws `RedisOomError` (`SHARDLINE_ERR_REDIS_OOM`) whose `report`
+   * counts what was queued before the refusal and whose `pending` lists the items to retry.
    */
   enqueue(items: readonly EnqueueItem[]): Promise<EnqueueReport> {
     return this.#enqueuer.enqueue(items);
@@ -207,6 +230,17 @@ export class RedisFrontier {
   }
 
   /**
+   * Forgets a pod that left: drops it from the pods set (so reindex, reclaim and the
+   * stats readers stop visiting it) and deletes its due index, index bookkeeping and
+   * counters — only when its due index is empty (returns false otherwise, changing
+   * nothing). The global counters keep what it did. The membership layer calls this once a
+   * departed pod has held nothing for its retention period.
+   */
+  forgetPod(pod: string): Promise<boolean> {
+    return this.#ownership.forgetPod(pod);
+  }
+
+  /**
    * Puts every host of a domain in its current owner's due index and removes it from
    * every other pod's (membership handoff; also repairs an index after a crash). A
    * recently pinned entry in another pod's index stays there until its pin ends (then one
@@ -238,6 +272,16 @@ export class RedisFrontier {
   /** Lets claims from a paused domain resume. */
   resume(domain: string): Promise<void> {
     return this.#admin.setPaused(domain, false);
+  }
+
+  /**
+   * Keeps a host (`{ host }`, its domain from the host) or a whole domain (`{ domain }`)
+   * from being asked until `untilMs` (epoch ms, compared with Redis time; 0 lifts the
+   * block). URLFrontier's BlockQueueUntil. Unlike {@link pause} it ends by itself; leases
+   * already out finish normally. Kept with the domain: survives restarts and handoffs.
+   */
+  blockUntil(target: BlockTarget, untilMs: number): Promise<void> {
+    return this.#admin.blockUntil(target, untilMs);
   }
 
   /**

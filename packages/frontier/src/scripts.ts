@@ -26,9 +26,11 @@ export const SCRIPT_COMMANDS = {
   schedule: `${VERSION}Schedule`,
   'set-policy': `${VERSION}SetPolicy`,
   pause: `${VERSION}Pause`,
+  block: `${VERSION}Block`,
   'requeue-dead': `${VERSION}RequeueDead`,
   'index-update': `${VERSION}IndexUpdate`,
   'due-take': `${VERSION}DueTake`,
+  counters: `${VERSION}Counters`,
 } as const;
 
 type Arg = string | number;
@@ -48,9 +50,11 @@ declare module 'ioredis' {
     slv2Schedule: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2SetPolicy: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2Pause: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Block: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2RequeueDead: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2IndexUpdate: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2DueTake: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2Counters: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
   }
 }
 

@@ -97,7 +97,11 @@ export interface CompleteResult {
   status?: number;
   /** Bytes received. @default 0 */
   bytes?: number;
-  /** Fetch duration; feeds the adaptive delay. @default 0 */
+  /**
+   * Fetch duration; feeds the adaptive delay (see `FrontierOptions.adaptiveDelay`): the
+   * host's delay grows at once to factor × this when higher, else halves towards it, and
+   * is dropped once at the host's floor. @default 0
+   */
   durationMs?: number;
   /** Links found on the page. @default 0 */
   links?: number;
@@ -110,6 +114,12 @@ export interface FailResult {
   retryAfterMs?: number;
   /** Short reason for the dead letter, e.g. `timeout`, `http-503`, `robots`. */
   reason: string;
+  /**
+   * How long the failed request took (ms). With the adaptive delay on, a retryable failure
+   * that was sent (5xx, 429, timeout, network error) doubles the host's adaptive delay, to
+   * at least factor × this. @default 0
+   */
+  durationMs?: number;
   /** HTTP status, 0 when none. @default 0 */
   status?: number;
   /**
@@ -134,6 +144,9 @@ export interface FailOutcome {
   /** Failed attempts so far. */
   attempt: number;
 }
+
+/** What {@link RedisFrontier.blockUntil} blocks: one host, or every host of a domain. */
+export type BlockTarget = { host: string; domain?: string } | { domain: string; host?: undefined };
 
 /** Per-host politeness overrides. `null` restores the default. */
 export interface HostPolicy {
@@ -207,6 +220,8 @@ export interface DomainStats {
   fetchMs: number;
   links: number;
   paused: boolean;
+  /** Redis time (ms) until which an operator blocked the whole domain (0 = not blocked). */
+  blockedUntilMs: number;
   hosts: string[];
 }
 
@@ -245,8 +260,12 @@ export interface HostState {
   crawlDelayMs: number;
   /** Failure backoff in force (0 = none). */
   backoffMs: number;
-  /** Adaptive delay from the last response time (0 = none). */
+  /** Adaptive delay from response times and server errors (0 = none). */
   adaptiveDelayMs: number;
+  /** Why the adaptive delay is up: slow responses, or 5xx/429/timeouts; `null` when none. */
+  adaptiveReason: 'slow' | 'errors' | null;
+  /** Redis time (ms) until which an operator blocked the host itself (0 = not blocked). */
+  blockedUntilMs: number;
   /** Failures in a row since the last success. */
   consecutiveFailures: number;
 }

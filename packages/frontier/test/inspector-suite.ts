@@ -114,6 +114,8 @@ export function describeInspector(name: string, start: () => Promise<SuiteBacken
         crawlDelayMs: 0,
         backoffMs: 0,
         adaptiveDelayMs: 0,
+        adaptiveReason: null,
+        blockedUntilMs: 0,
         consecutiveFailures: 0,
       });
       await frontier.enqueue(['https://h.example/1', 'https://h.example/2']);

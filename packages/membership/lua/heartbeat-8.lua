@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   heartbeat: join the registry or renew the session; expire the sessions of others.
 
@@ -37,6 +38,7 @@
   If no pod heartbeated within the timeout (the registry was unreachable, e.g. Redis
   restarted), every session is renewed instead of expired: a store outage is not a crash
   of every pod.
+  Flagged allow-oom (runs while Redis is full): renews a session in place: a full Redis must not declare every pod dead.
 ]]
 --@include "time"
 --@include "view"

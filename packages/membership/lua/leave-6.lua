@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[
   leave: a graceful stop removes the pod from the registry at once.
 
@@ -18,6 +19,7 @@
   sits in the leaver's due index afterwards (entries placed there by enqueuers with a
   stale ring). The leaver holds its own reclaim lock while it hands off its index itself,
   so no survivor duplicates that work; if the leaver dies midway, the lock expires.
+  Flagged allow-oom (runs while Redis is full): removes a member: it shrinks state.
 ]]
 
 local pod = ARGV[1]

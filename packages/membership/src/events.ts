@@ -2,7 +2,9 @@
  * The events of {@link Membership} and the reports they carry, apart from the class so the
  * contract reads in one place.
  */
+
 import type { HashRing } from '@shardline/ring';
+import type { DepartedReport } from './departed.js';
 import type { ReclaimKind } from './registry.js';
 
 /** Emitted on every new epoch: the ring before and after. */
@@ -58,6 +60,8 @@ export interface MembershipEvents {
   handoff: [HandoffReport];
   reclaimed: [ReclaimReport];
   swept: [SweepReport];
+  /** Entries of departed pods' due indexes moved to their owners, or departed pods forgotten. */
+  departed: [DepartedReport];
   /** Start found this id alive inside its session (a restart): no epoch bump. */
   restarted: [];
   /** Others had expired this pod's session (it stalled); it joined again. */

@@ -1,4 +1,5 @@
 export type { Assignment } from './assignment.js';
+export type { DepartedReport } from './departed.js';
 export {
   MembershipError,
   MembershipErrorCode,

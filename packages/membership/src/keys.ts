@@ -47,6 +47,10 @@ export class MembershipKeys {
   pulse(): string {
     return `${this.root()}pulse`;
   }
+  /** HASH: departed pod → Redis ms since its due index is empty (see departed.ts). */
+  departed(): string {
+    return `${this.root()}departed`;
+  }
   /** STRING: holder of this interval's stranded-domain sweep. */
   sweepLock(): string {
     return `${this.root()}sweep:lock`;

@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { diffRings, HashRing, loadHasher } from '@shardline/ring';
 import type { Cluster, Redis } from 'ioredis';
 import type { Assignment } from './assignment.js';
+import { tidyDeparted } from './departed.js';
 import { MembershipNotReadyError, MembershipStateError } from './errors.js';
 import type {
   HandoffReport,
@@ -72,6 +73,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   // Removed pods this pod is reclaiming right now, and the work in flight.
   readonly #reclaiming = new Map<string, Promise<void>>();
   #sweeping: Promise<unknown> | undefined;
+  #tidying: Promise<unknown> | undefined;
   #lastSweepAt = Number.NEGATIVE_INFINITY;
   #beating: Promise<unknown> | undefined;
   // Background failures (each emitted as 'error' when someone listens; counted either way).
@@ -210,8 +212,9 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       // Done with our own index: one survivor now checks it once more (late entries).
       await this.#registry.reclaimUnlock(self, self);
       await Promise.allSettled([...this.#reclaiming.values()]);
-      // The sweep reports its own failure through 'error' (see #maybeSweep).
+      // The sweep and the tidy report their own failures through 'error'.
       await this.#sweeping;
+      await this.#tidying;
     }
     if (this.#subscriber) {
       this.#subscriber.disconnect();
@@ -335,6 +338,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     try {
       const reply = await this.#beat('beat');
       this.#takeReclaims(reply.pending);
+      this.#maybeTidyDeparted(reply.pending);
       this.#maybeSweep();
     } catch (error) {
       this.#fail(error);
@@ -448,7 +452,11 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     );
     try {
       const domains = await frontier.inspector.queuedDomainsOf(p.pod);
-      await forEachLimited(domains, this.#o.handoffConcurrency, (d) => frontier.reindex(d));
+      // Evict the removed pod's copies: the same reindex has just placed each host, re-scored,
+      // in its owner's index, and nobody claims from a removed pod's index.
+      await forEachLimited(domains, this.#o.handoffConcurrency, (d) =>
+        frontier.reindex(d, { evictFrom: p.pod }),
+      );
       const leases =
         claim.kind === 'left-released'
           ? { requeued: 0, deadLettered: 0 }
@@ -465,6 +473,29 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     } finally {
       clearInterval(renew);
     }
+  }
+
+  /** Moves what departed pods' indexes hold and forgets those empty long enough (departed.ts). */
+  #maybeTidyDeparted(pending: PendingReclaim[]): void {
+    const frontier = this.#frontier;
+    const ring = this.#ring;
+    if (!frontier || !ring || this.#tidying || this.#state !== 'running') return;
+    const skip = new Set([...pending.map((p) => p.pod), ...this.#reclaiming.keys()]);
+    const deps = {
+      redis: this.#redis,
+      keys: this.keys,
+      frontier,
+      concurrency: this.#o.handoffConcurrency,
+      retentionMs: this.#o.departedRetentionMs,
+    };
+    this.#tidying = tidyDeparted(deps, new Set(ring.ids()), skip)
+      .then((report) => {
+        if (report.moved.length > 0 || report.forgotten.length > 0) this.emit('departed', report);
+      })
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => {
+        this.#tidying = undefined;
+      });
   }
 
   #maybeSweep(): void {

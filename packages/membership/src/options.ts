@@ -9,8 +9,11 @@ import { MembershipOptionsError } from './errors.js';
  * What the membership layer needs from the frontier (a `RedisFrontier` has it all): the
  * moves, and the reads behind handoff, reclaim and the stranded-domain sweep.
  */
-export type MembershipFrontier = Pick<RedisFrontier, 'reindex' | 'reclaimPod'> & {
-  readonly inspector: Pick<FrontierInspector, 'queuedDomainsOf' | 'domains' | 'isStranded'>;
+export type MembershipFrontier = Pick<RedisFrontier, 'reindex' | 'reclaimPod' | 'forgetPod'> & {
+  readonly inspector: Pick<
+    FrontierInspector,
+    'queuedDomainsOf' | 'domains' | 'isStranded' | 'pods'
+  >;
 };
 
 /** Options of {@link Membership} (the consistent-hash ring assignment). */
@@ -63,6 +66,12 @@ export interface MembershipOptions {
   /** Domains checked per sweep. @default 1000 */
   sweepBatch?: number;
   /**
+   * How long a pod that left stays known (in `pods`, `/metrics`) once its due index is empty;
+   * then it is forgotten. Entries left in a departed pod's index are moved to their owners on
+   * the next heartbeat whatever this is. @default 600000
+   */
+  departedRetentionMs?: number;
+  /**
    * At start, requeue the leases a previous incarnation of this pod id left behind
    * (`frontier.reclaimPod(podId)`) when the registry says there may be some: a restart
    * inside the session, or a join that cancelled a pending reclaim. @default true
@@ -84,6 +93,7 @@ export interface ResolvedMembershipOptions {
   reclaimLockMs: number;
   sweepIntervalMs: number;
   sweepBatch: number;
+  departedRetentionMs: number;
   reclaimOwnLeasesOnStart: boolean;
   info: string;
   handoffConcurrency: number;
@@ -171,6 +181,7 @@ export function resolveMembershipOptions(options: MembershipOptions): ResolvedMe
     ),
     sweepIntervalMs: int('sweepIntervalMs', options.sweepIntervalMs ?? 60_000, 0),
     sweepBatch: int('sweepBatch', options.sweepBatch ?? 1000, 1, 100_000),
+    departedRetentionMs: int('departedRetentionMs', options.departedRetentionMs ?? 600_000, 0),
     reclaimOwnLeasesOnStart: bool(
       'reclaimOwnLeasesOnStart',
       options.reclaimOwnLeasesOnStart ?? true,

@@ -76,6 +76,7 @@ function pod(options: Partial<MembershipOptions> = {}, hooks: Hooks = {}): TestP
     frontier: {
       reindex: (domain, options) => frontier.reindex(domain, options),
       reclaimPod: (pod) => frontier.reclaimPod(pod),
+      forgetPod: (pod) => frontier.forgetPod(pod),
       inspector,
     },
     sessionTimeoutMs: 1000,

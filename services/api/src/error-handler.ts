@@ -64,6 +64,8 @@ export function installErrorHandlers(
   maxBodyBytes: number,
 ): void {
   app.setErrorHandler((raw: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    // No route matched: the answer is 404 whatever the body was (Fastify parses it first).
+    if (request.is404) return notFound(request, reply);
     if (raw instanceof HttpError) return send(reply, raw);
     const error = raw as FastifyError;
     if (error.validation) {
@@ -109,14 +111,13 @@ export function installErrorHandlers(
     request.log.error({ err: error }, 'request failed');
     return send(reply, new HttpError(500, ApiErrorCode.INTERNAL, 'internal error'));
   });
-  app.setNotFoundHandler((request, reply) =>
-    send(
-      reply,
-      new HttpError(
-        404,
-        ApiErrorCode.NOT_FOUND,
-        `no route ${request.method} ${request.url.split('?')[0]}`,
-      ),
-    ),
+  app.setNotFoundHandler(notFound);
+}
+
+function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0]!.slice(0, 200);
+  return send(
+    reply,
+    new HttpError(404, ApiErrorCode.NOT_FOUND, `no route ${request.method} ${path}`),
   );
 }

@@ -23,6 +23,7 @@ export {
   type ErrorDetail,
   HttpError,
 } from './errors.js';
+export type { RedisLocator } from './following-connector.js';
 export { type RunningApi, startApi } from './main.js';
 export { type ApiServerOptions, createApiServer } from './server.js';
 export {

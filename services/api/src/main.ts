@@ -9,6 +9,7 @@ import { Cluster, Redis } from 'ioredis';
 import { ClusterRing } from './cluster-ring.js';
 import { type ClusterView, RegistryClusterView } from './cluster-view.js';
 import { type ApiConfig, loadApiConfig } from './config.js';
+import { followingConnector, type RedisLocator } from './following-connector.js';
 import { createApiServer } from './server.js';
 
 /** A started API: its address and how to stop it. */
@@ -22,16 +23,26 @@ export interface RunningApi {
 /**
  * Connects, builds and listens. `view` defaults to the pod registry
  * ({@link RegistryClusterView} under `config.keyPrefix`); pass a `StaticClusterView` for a
- * fixed membership.
+ * fixed membership. `locate` (single Redis only) says where Redis is on each reconnect, for a
+ * server whose port changes when it restarts (the embedded Redis of a data dir).
  */
-export async function startApi(config: ApiConfig, view?: ClusterView): Promise<RunningApi> {
+export async function startApi(
+  config: ApiConfig,
+  view?: ClusterView,
+  locate?: RedisLocator,
+): Promise<RunningApi> {
   // Fail a command after one reconnect attempt, so a Redis outage answers 503 quickly
   // instead of queueing requests until the client gives up.
   const redis = config.redisClusterNodes
     ? new Cluster(config.redisClusterNodes, {
         redisOptions: { maxRetriesPerRequest: 1, commandTimeout: 5000 },
       })
-    : new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 5000 });
+    : new Redis(config.redisUrl, {
+        maxRetriesPerRequest: 1,
+        commandTimeout: 5000,
+        // Where the data dir's embedded Redis runs now, asked again on every reconnect.
+        ...(locate ? { Connector: followingConnector(locate, config.redisUrl) } : {}),
+      });
   redis.on('error', () => {
     // Reported through /readyz and 503 answers; ioredis reconnects by itself.
   });

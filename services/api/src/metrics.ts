@@ -71,7 +71,7 @@ export class ApiMetrics {
     this.#epoch = gauge('shardline_membership_epoch', 'membership epoch seen by the API');
     this.#pods = new Gauge({
       name: 'shardline_pods',
-      help: 'pods in the membership, by state',
+      help: 'pods by state: alive and down (expired) members, departed pods not yet forgotten',
       labelNames: ['state'],
       registers,
     });
@@ -102,6 +102,7 @@ export class ApiMetrics {
     this.#epoch.set(stats.epoch);
     this.#pods.set({ state: 'alive' }, stats.livePods);
     this.#pods.set({ state: 'down' }, stats.pods - stats.livePods);
+    this.#pods.set({ state: 'departed' }, pods.pods.filter((p) => p.state === 'departed').length);
     for (const [field, counter] of this.#counters) {
       counter.reset();
       counter.inc(Math.max(0, stats.counters[field] ?? 0));
@@ -110,7 +111,10 @@ export class ApiMetrics {
     for (const gauge of [this.#podInFlight, this.#podDueHosts, this.#podOwned, this.#podShare]) {
       gauge.reset();
     }
+    // Live members only: a pod that is gone must not be exported with its last values (an
+    // autoscaler or a sum over pods would keep reading them).
     for (const pod of pods.pods) {
+      if (pod.state !== 'alive') continue;
       const labels = { pod: pod.id };
       for (const [field, counter] of this.#podCounters) {
         counter.inc(labels, Math.max(0, pod.counters[field] ?? 0));

@@ -99,6 +99,24 @@ export const statsResponse = {
     dead: count,
     repeats: count,
     counters,
+    frontierLost: {
+      type: ['object', 'null'],
+      description:
+        'set when a pod found the frontier lost (SHARDLINE_ERR_FRONTIER_LOST: Redis restarted without persistence or was flushed): what is in Redis now is not the crawl that was running',
+      required: ['atMs', 'pod', 'expected', 'found'],
+      properties: {
+        atMs: {
+          type: 'integer',
+          description: "the pod's clock when it found the loss (ms since epoch)",
+        },
+        pod: { type: 'string' },
+        expected: { type: 'string', description: 'the frontier identity the pod had worked on' },
+        found: {
+          type: ['string', 'null'],
+          description: 'the identity Redis held then (null: none)',
+        },
+      },
+    },
   },
 } as const;
 
@@ -127,6 +145,7 @@ export const podsResponse = {
         type: 'object',
         required: [
           'id',
+          'state',
           'member',
           'alive',
           'weight',
@@ -139,6 +158,12 @@ export const podsResponse = {
         ],
         properties: {
           id: { type: 'string' },
+          state: {
+            type: 'string',
+            enum: ['alive', 'expired', 'departed'],
+            description:
+              'alive: session current; expired: session lapsed, about to be reclaimed; departed: left the membership, listed until forgotten (its due index empty for the retention period)',
+          },
           member: { type: 'boolean', description: 'in the current membership' },
           alive: { type: 'boolean' },
           weight: count,
@@ -309,6 +334,10 @@ export const domainResponse = {
     domain: { type: 'string' },
     owner: { type: ['string', 'null'] },
     paused: { type: 'boolean' },
+    blockedUntilMs: {
+      ...integer,
+      description: 'epoch ms until which the domain is blocked; 0 = not',
+    },
     hostCount: integer,
     hosts: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
     deadLettersKept: integer,

@@ -12,9 +12,11 @@ import { ApiOptionsError } from './errors.js';
 import { ApiMetrics } from './metrics.js';
 import { registerClusterRoutes } from './routes/cluster.js';
 import { registerDomainRoutes } from './routes/domains.js';
+import { registerHostControlRoutes } from './routes/host-controls.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerSeedRoutes } from './routes/seeds.js';
 import { StatsReader } from './stats-reader.js';
+import { installValidation } from './validation.js';
 
 /** Options of {@link createApiServer}. */
 export interface ApiServerOptions {
@@ -72,12 +74,13 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
 
   const app = Fastify({
     logger: options.logger ?? false,
+    // Logged by the onResponse hook below: the dashboard's polls at debug, changes at info.
+    disableRequestLogging: true,
     bodyLimit: maxBodyBytes,
-    // Report every problem of a request, and refuse unknown fields instead of dropping them.
-    ajv: { customOptions: { allErrors: true, removeAdditional: false } },
   });
   // JSON only: a text/plain body is refused with 415 instead of failing validation.
   app.removeContentTypeParser('text/plain');
+  installValidation(app);
   installErrorHandlers(app, options.redis, maxBodyBytes);
 
   const reader = new StatsReader(options.frontier.inspector, options.cluster);
@@ -95,6 +98,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   };
 
   app.addHook('onResponse', async (request, reply) => {
+    const read = request.method === 'GET' || request.method === 'HEAD';
+    request.log[read ? 'debug' : 'info'](
+      {
+        method: request.method,
+        url: request.url.slice(0, 200),
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
     metrics.requestDuration.observe(
       {
         method: request.method,
@@ -130,6 +143,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   registerOpsRoutes(app, ctx);
   registerClusterRoutes(app, ctx);
   registerDomainRoutes(app, ctx);
+  registerHostControlRoutes(app, ctx);
   registerSeedRoutes(app, ctx);
   return app;
 }

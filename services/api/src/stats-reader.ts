@@ -25,8 +25,16 @@ export const DOMAIN_SAMPLE = 1000;
 /** Hosts listed in a domain's detail (the count is always exact). */
 export const MAX_HOSTS_LISTED = 1000;
 
+/**
+ * `alive`: a member whose session is current; `expired`: still a member but its session
+ * lapsed (survivors are about to reclaim it); `departed`: left the membership, still known to
+ * the frontier until it is forgotten (see `@shardline/membership` departed.ts).
+ */
+export type PodState = 'alive' | 'expired' | 'departed';
+
 export interface PodView {
   id: string;
+  state: PodState;
   member: boolean;
   alive: boolean;
   weight: number;
@@ -94,10 +102,11 @@ export class StatsReader {
 
   /** Global counters and cluster totals. */
   async stats() {
-    const [counters, domains, snapshot] = await Promise.all([
+    const [counters, domains, snapshot, frontierLost] = await Promise.all([
       this.#frontier.stats(),
       this.#frontier.domainCount(),
       this.#cluster.snapshot(),
+      this.#frontier.frontierLost(),
     ]);
     return {
       timeMs: Date.now(),
@@ -113,6 +122,7 @@ export class StatsReader {
       dead: num(counters, 'dead'),
       repeats: num(counters, 'repeats'),
       counters,
+      frontierLost,
     };
   }
 
@@ -168,6 +178,7 @@ export class StatsReader {
       const [counters, dueHosts] = perPod[i]!;
       return {
         id,
+        state: m === undefined ? 'departed' : m.alive ? 'alive' : 'expired',
         member: m !== undefined,
         alive: m?.alive ?? false,
         weight: m?.weight ?? 0,

@@ -162,8 +162,24 @@ describe('startApi over the registry', () => {
   it('a graceful stop removes the pod from /v1/pods and /v1/ring and bumps the epoch', async () => {
     const before = (await call(api.url, '/v1/pods')).body.epoch;
     const [a, b] = pods as [Membership, Membership];
+    // pod-b has worked: the frontier knows it (pods set, its counters).
+    const frontier = new RedisFrontier({ redis, prefix: PREFIX, ownerOf: () => 'pod-b' });
+    await frontier.enqueue(['https://worked-by-b.test/']);
+    const { leases } = await frontier.claim({ pod: 'pod-b' });
+    await frontier.complete(leases[0]!, { status: 200, bytes: 1, durationMs: 1, links: 0 });
+    const metricsBefore = (await call(api.url, '/metrics')).body as string;
+    expect(metricsBefore).toMatch(/shardline_pod_urls_fetched_total\{pod="pod-b"\} 1/);
     await b.stop({ graceful: true });
     const body = await until('/v1/pods', (p) => p.epoch > before);
+    // Listed as departed (until forgotten), and no longer exported per pod in /metrics.
+    expect(body.pods.map((p: { id: string; state: string }) => [p.id, p.state])).toEqual([
+      ['pod-a', 'alive'],
+      ['pod-b', 'departed'],
+    ]);
+    const metrics = (await call(api.url, '/metrics')).body as string;
+    expect(metrics).not.toContain('pod="pod-b"');
+    expect(metrics).toMatch(/shardline_pod_keyspace_share\{pod="pod-a"\} (1|0\.9999\d*)\n/);
+    expect(metrics).toContain('shardline_pods{state="departed"} 1');
     expectSchema(podsResponse, body);
     expect(body.epoch).toBe(await new MembershipReader(redis, PREFIX).epoch());
     expect(

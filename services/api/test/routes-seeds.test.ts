@@ -91,3 +91,54 @@ describe('POST /v1/seeds', () => {
     expect(big.body.message).toContain('4096');
   });
 });
+
+describe('POST /v1/seeds input is taken as sent', () => {
+  it('refuses a string where the array belongs instead of coercing it', async () => {
+    const { status, body } = await seed({ urls: 'http://coerced.example/' });
+    expect(status).toBe(400);
+    expect(body.code).toBe('SHARDLINE_ERR_API_VALIDATION');
+    expect(body.details[0]).toMatchObject({ path: 'body/urls', message: 'must be array' });
+    const priority = await seed({ urls: [{ url: 'http://coerced.example/', priority: '5' }] });
+    expect(priority.status).toBe(400);
+    expect(await fx.frontier.inspector.hasDomain('coerced.example')).toBe(false);
+  });
+
+  it('refuses a body with invalid UTF-8 with its byte offset, never queueing U+FFFD', async () => {
+    const head = Buffer.from('{"urls":["http://bytes.example/a');
+    const raw = Buffer.concat([head, Buffer.from([0xff, 0x41]), Buffer.from('"]}')]);
+    const response = await fetch(`${fx.base}/v1/seeds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: raw,
+    });
+    const body = (await response.json()) as { code: string; message: string };
+    expect(response.status).toBe(400);
+    expect(body.code).toBe('SHARDLINE_ERR_API_BAD_UTF8');
+    expect(body.message).toContain(`offset ${head.length}`);
+    expect(await fx.frontier.inspector.hasDomain('bytes.example')).toBe(false);
+  });
+
+  it('rejects a URL holding a lone surrogate by itself and queues the others', async () => {
+    const raw = '{"urls":["http://surrogate.example/\\udc80","http://surrogate.example/ok"]}';
+    const { status, body } = await call(fx.base, '/v1/seeds', { raw, token: TOKEN });
+    expect(status).toBe(200);
+    expect(body.results[0]).toMatchObject({
+      status: 'rejected',
+      code: 'SHARDLINE_ERR_API_BAD_UTF8',
+    });
+    expect(body.results[1]).toMatchObject({ index: 1, status: 'queued' });
+    expect(body).toMatchObject({ queued: 1, rejected: 1 });
+    const stats = await fx.frontier.inspector.domainStats('surrogate.example');
+    expect(stats.queued).toBe(1);
+  });
+
+  it('answers 404 for an unknown route whatever the content type', async () => {
+    for (const type of ['text/plain', 'application/xml', 'application/json']) {
+      const r = await call(fx.base, '/v1/nope', {
+        raw: type === 'application/json' ? '{"a":' : 'x',
+        headers: { 'content-type': type },
+      });
+      expect([type, r.status, r.body.code]).toEqual([type, 404, 'SHARDLINE_ERR_API_NOT_FOUND']);
+    }
+  });
+});

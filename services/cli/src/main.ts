@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module';
+import { FrontierLostError, RedisOomError } from '@shardline/frontier';
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
 import { registerDeadLetterCommand } from './commands/dead-letters.js';
+import { registerDelayCommand } from './commands/delay.js';
 import { registerDomainCommands } from './commands/domains.js';
 import { registerLocalClusterCommands } from './commands/local-cluster.js';
 import { registerPauseCommands } from './commands/pause.js';
@@ -10,6 +12,7 @@ import { registerRingCommands } from './commands/ring.js';
 import { registerRingShowCommand } from './commands/ring-show.js';
 import { registerSeedCommand } from './commands/seed.js';
 import { registerStatsCommands } from './commands/stats.js';
+import { registerWarcCommands } from './commands/warc.js';
 import { loadConfig } from './config.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
@@ -40,6 +43,8 @@ export function buildProgram(ctx: CliContext): Command {
   registerDomainCommands(program, ctx);
   registerDeadLetterCommand(program, ctx);
   registerPauseCommands(program, ctx);
+  registerDelayCommand(program, ctx);
+  registerWarcCommands(program);
   registerLocalClusterCommands(program, ctx);
   // exitOverride on every command: errors come back to `run` instead of process.exit.
   const override = (command: Command): void => {
@@ -81,6 +86,11 @@ export async function run(
     if (error instanceof CliError) {
       ctx.stderr.write(`error: ${error.message}\n`);
       return error.exitCode;
+    }
+    // Redis faults the frontier names (out of memory, frontier lost): the environment, not a bug.
+    if (error instanceof RedisOomError || error instanceof FrontierLostError) {
+      ctx.stderr.write(`error: ${error.message} (${error.code})\n`);
+      return ExitCode.FAILED;
     }
     const message = error instanceof Error ? error.message : String(error);
     ctx.stderr.write(

@@ -118,9 +118,9 @@ describe('ownership from the registry', () => {
     const pods = await cli(['pods']);
     expect(pods.code).toBe(0);
     const [header, rowA, rowB] = pods.stdout.split('\n');
-    expect(header).toMatch(/^pod\s+member\s+alive\s+weight\s+session expires\s+tokens/);
-    expect(rowA).toMatch(/^pod-a\s+yes\s+yes\s+1\s+in \d+(\.\d)? (ms|s)\s+512\b/);
-    expect(rowB).toMatch(/^pod-b\s+yes\s+yes\s+3\s+in \d+(\.\d)? (ms|s)\s+1,536\b/);
+    expect(header).toMatch(/^pod\s+state\s+member\s+alive\s+weight\s+session expires\s+tokens/);
+    expect(rowA).toMatch(/^pod-a\s+alive\s+yes\s+yes\s+1\s+in \d+(\.\d)? (ms|s)\s+512\b/);
+    expect(rowB).toMatch(/^pod-b\s+alive\s+yes\s+yes\s+3\s+in \d+(\.\d)? (ms|s)\s+1,536\b/);
     expect(pods.stdout).toContain(`membership: registry (epoch ${a.epoch})`);
 
     const ring = await cli(['ring', 'show']);
@@ -172,6 +172,9 @@ describe('ownership from the registry', () => {
     // pod-d is "seen" by the frontier too; once the registry is in use that must not count.
     await new RedisFrontier({ redis, prefix, ownerOf: () => 'pod-d' }).claim({ pod: 'pod-d' });
     await d.stop({ graceful: true });
+    // Listed as departed until forgotten (membership's departedRetentionMs).
+    const pods = await cli(['pods'], undefined, prefix);
+    expect(pods.stdout).toMatch(/^pod-d\s+departed\s+no\s+no\b/m);
     const seed = await cli(['seed', 'https://orphan.test/'], undefined, prefix);
     expect(seed.code).toBe(1);
     expect(seed.stderr).toMatch(

@@ -3,7 +3,7 @@
  * and a per-host delay d = 1 s. Three processes: the test web's runner, a throwaway
  * redis-server, and the pod itself — the production entry, compiled `services/crawler/dist/main.js`
  * on plain node (as the Docker image runs it; the bench runs `npm run build` first), with the
- * production `NODE_OPTIONS` (`--max-old-space-size=256`, see the crawler README "Memory"),
+ * production `NODE_OPTIONS` (`--max-old-space-size=256 --max-semi-space-size=4`, see the crawler README "Memory"),
  * configured by environment variables, with a preloaded probe (`memory-probe.js`) that reports
  * `process.memoryUsage()`,
  * `cpuUsage()` and V8 heap spaces on fd 3. This process only seeds, watches the frontier's
@@ -49,7 +49,8 @@ const MB = 1048576;
  * a heap limit sized for a pod container makes V8 grow it by less. `BENCH_POD_NODE_OPTIONS=`
  * (empty) runs V8's defaults instead.
  */
-const POD_NODE_OPTIONS = process.env.BENCH_POD_NODE_OPTIONS ?? '--max-old-space-size=256';
+const POD_NODE_OPTIONS =
+  process.env.BENCH_POD_NODE_OPTIONS ?? '--max-old-space-size=256 --max-semi-space-size=4';
 
 interface Probe {
   atMs: number;

@@ -5,21 +5,30 @@
  * scope, result sink, the lease pipeline and the work loop. `CrawlerPod` runs what this builds.
  */
 import { setMaxListeners } from 'node:events';
+import { createRequire } from 'node:module';
 import { DnsCache } from '@shardline/dns';
 import { type FrontierError, RedisFrontier } from '@shardline/frontier';
 import { type Assignment, Membership } from '@shardline/membership';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
+import { PodArchive } from './archive/pod-archive.js';
 import { Batcher } from './batcher.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
+import { FrontierWatch } from './frontier-watch.js';
+import { type ItemRecord, itemSink } from './handlers/items.js';
+import { loadHandler } from './handlers/load-handler.js';
+import type { PageHandler } from './handlers/page-api.js';
 import { IdleExit } from './idle-exit.js';
+import { HostAndIpGate, IpGate } from './ip-gate.js';
 import { LinkExtractor, LinkScope } from './links.js';
 import { logMembershipEvents } from './membership-log.js';
+import { ArchiveStage } from './pipeline/archive-stage.js';
 import { ClassifyStage } from './pipeline/classify.js';
 import { DiscoverLinksStage } from './pipeline/discover-links.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
+import { HandlerStage } from './pipeline/handler-stage.js';
 import { LeasePipeline } from './pipeline/lease-pipeline.js';
 import { LinkEnqueuer } from './pipeline/link-enqueuer.js';
 import { LinkFilter } from './pipeline/link-filter.js';
@@ -30,6 +39,7 @@ import type { LeaseStage } from './pipeline/stage.js';
 import { VetAddressStage } from './pipeline/vet-address.js';
 import { PodCounters } from './pod-counters.js';
 import type { CrawlerPodOptions } from './pod-options.js';
+import { RedisFaults, waitingWrites } from './redis-faults.js';
 import { ResultSink } from './results.js';
 import { RedisRobotsCache } from './robots-cache.js';
 import { RobotsGate } from './robots-gate.js';
@@ -38,6 +48,10 @@ import { SendGate } from './send-gate.js';
 import type { PodSettings } from './settings.js';
 import { resolvePodSettings } from './settings-resolve.js';
 import { WorkLoop, type WorkLoopOptions } from './work-loop.js';
+
+/** The crawler's version (the `warcinfo` record's software). */
+const CRAWLER_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string })
+  .version;
 
 /** What a pod is made of. */
 export interface PodParts {
@@ -49,12 +63,24 @@ export interface PodParts {
   fetcher: Fetcher;
   robots: RobotsLoader;
   gate: SendGate;
+  /** The cluster-wide per-IP gate; `undefined` when per-IP politeness is off. */
+  ipGate: IpGate | undefined;
   results: ResultSink;
+  /** The WARC archive; `undefined` without `warcDir` or with `noWarc`. */
+  archive: PodArchive | undefined;
+  /** The items sink, when there is a page handler. */
+  items: ResultSink<ItemRecord> | undefined;
+  /** Loads the page handler module (`handler`) when the pod starts; a no-op otherwise. */
+  loadHandler: () => Promise<void>;
   counters: PodCounters;
   enqueuer: LinkEnqueuer;
   completer: Batcher<CompleteItem, FrontierError | null>;
   pipeline: LeasePipeline;
   loop: WorkLoop;
+  /** Redis faults seen (OOM episodes, a lost frontier); the pod's writes wait out an OOM. */
+  faults: RedisFaults;
+  /** Checks that the frontier is still there; a lost one stops the loop at once. */
+  watch: FrontierWatch;
   /** Aborted once the work loop has stopped: robots.txt requests still running are abandoned. */
   closing: AbortController;
   /** The wake subscriber the pod opened itself (it closes it on stop). */
@@ -62,6 +88,9 @@ export interface PodParts {
   /** Stops following the assignment's changes (and logging the membership's events). */
   unsubscribe: () => void;
 }
+
+/** How often a pod checks that the frontier's identity is unchanged (see frontier-watch.ts). */
+const FRONTIER_CHECK_MS = 1000;
 
 /** Builds a pod's parts; throws `SHARDLINE_ERR_CRAWLER_INVALID_OPTION` for a bad option. */
 export function buildPod(options: CrawlerPodOptions): PodParts {
@@ -91,6 +120,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     defaultDelayMs: s.minDelayMs,
     defaultConcurrency: s.perHostConcurrency,
     adaptiveDelayFactor: s.adaptiveDelayFactor,
+    adaptiveDelay: s.adaptiveDelay,
     maxDelayMs: s.maxDelayMs,
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,
@@ -114,6 +144,20 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   const stopLogging = membership ? logMembershipEvents(membership, log, s.podId) : undefined;
 
   const closing = unlimitedListeners(new AbortController());
+  const faults = new RedisFaults({ log, signal: closing.signal });
+  // Every write of the lease path waits while Redis is full (see redis-faults.ts).
+  const writes = waitingWrites(frontier, faults);
+  const watch = new FrontierWatch({
+    frontier,
+    redis: options.redis,
+    pod: s.podId,
+    intervalMs: FRONTIER_CHECK_MS,
+    log,
+    onLost: (error) => {
+      faults.frontierLost(error);
+      void loop?.stop(0);
+    },
+  });
   const dns = new DnsCache({
     overrides: s.resolve,
     allowPrivateAddresses: s.allowPrivateAddresses,
@@ -135,12 +179,47 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     adaptiveDelayFactor: s.adaptiveDelayFactor,
     maxDelayMs: s.maxDelayMs,
   });
-  const robotsGate = new RobotsGate(gate, closing.signal);
+  const ipGate = buildIpGate(options, s, log);
+  // Pages and robots.txt requests take the host's pass, then (with per-IP politeness) the pass
+  // of the address the pod's DNS cache resolves the host to.
+  const sendGate = ipGate
+    ? new HostAndIpGate(gate, ipGate, async (host) => {
+        try {
+          return (await dns.resolve(host))[0]?.address;
+        } catch {
+          return undefined;
+        }
+      })
+    : gate;
+  const robotsGate = new RobotsGate(sendGate, closing.signal);
+  const archive =
+    s.warcDir === undefined || s.noWarc
+      ? undefined
+      : new PodArchive({
+          dir: s.warcDir,
+          pod: s.podId,
+          maxFileBytes: s.warcMaxBytes,
+          info: {
+            software: `shardline/${CRAWLER_VERSION}`,
+            format: 'WARC File Format 1.1',
+            conformsTo:
+              'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
+            pod: s.podId,
+            'http-header-user-agent': fetcher.userAgent,
+            robots: `obey (RFC 9309, token ${s.userAgentToken})`,
+          },
+          requestHeaders: fetcher.requestHeaders,
+          dns,
+          logger: log,
+        });
   const robots = new RobotsLoader({
     fetcher,
     sharedCache: new RedisRobotsCache({ redis: options.redis, prefix: s.prefix }),
     beforeFetch: robotsGate.beforeFetch,
-    onFetch: robotsGate.onFetch,
+    onFetch: (hop) => {
+      robotsGate.onFetch(hop);
+      archive?.archiveInBackground(hop.outcome);
+    },
     unreachableRetryMs: s.robotsRetryMs,
     signal: closing.signal,
   });
@@ -152,8 +231,19 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
   });
   const counters = new PodCounters();
-  const enqueuer = new LinkEnqueuer({ frontier, pod: s.podId, onWoken: poke });
-  const completer = new Batcher((items: CompleteItem[]) => frontier.completeMany(items), 3, 200);
+  // The page handler: the pod option, or the module `handler` names, loaded at start.
+  let handler: PageHandler | undefined = options.pageHandler;
+  const wantsHandler = handler !== undefined || s.handler !== undefined;
+  const items = wantsHandler
+    ? itemSink({
+        redis: options.redis,
+        streamKey: s.itemsStreamKey,
+        maxLen: s.itemsMaxLen,
+        jsonlPath: s.itemsJsonl,
+      })
+    : undefined;
+  const enqueuer = new LinkEnqueuer({ frontier: writes, pod: s.podId, onWoken: poke });
+  const completer = new Batcher((items: CompleteItem[]) => writes.completeMany(items), 3, 200);
   const links = new LinkFilter({
     scope: new LinkScope({
       sameDomainOnly: s.sameDomainOnly,
@@ -166,13 +256,14 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     counters,
   });
   const enqueue = enqueuer.add.bind(enqueuer);
-  // The pod's lease pipeline. Page handlers and an archive stage go between classify and
-  // discover-links: the response is one to keep there, and nothing is settled yet.
+  // The pod's lease pipeline. The archive stage right after the fetch (every response is kept,
+  // errors and redirects too), the page handler after classify (pages that completed), both
+  // before discover-links and the settlement.
   const stages: LeaseStage[] = [
     new VetAddressStage(dns),
     new RobotsStage({
       loader: robots,
-      frontier,
+      frontier: writes,
       gate,
       links,
       enqueue,
@@ -181,9 +272,24 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       maxCrawlDelayMs: s.maxCrawlDelayMs,
       robotsMaxRetries: s.robotsMaxRetries,
     }),
-    new SendGateStage(gate),
-    new FetchStage(fetcher),
+    new SendGateStage(sendGate),
+    new FetchStage(fetcher, { keepAllBodies: archive !== undefined || wantsHandler }),
+    ...(archive ? [new ArchiveStage(archive)] : []),
     new ClassifyStage(),
+    ...(items
+      ? [
+          new HandlerStage({
+            handler: () => handler!,
+            timeoutMs: s.handlerTimeoutMs,
+            pod: s.podId,
+            items,
+            links,
+            enqueue,
+            counters,
+            logger: log,
+          }),
+        ]
+      : []),
     new DiscoverLinksStage({
       extractor: new LinkExtractor({
         userAgentToken: s.userAgentToken,
@@ -196,7 +302,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     }),
   ];
   const settler = new Settler({
-    frontier,
+    frontier: writes,
     complete: completer,
     results,
     counters,
@@ -208,7 +314,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   const ownSubscriber = options.subscriber ? undefined : duplicateSubscriber(options.redis, log);
   const subscriber = options.subscriber ?? ownSubscriber;
   const loopOptions: WorkLoopOptions = {
-    frontier,
+    frontier: writes,
     pod: s.podId,
     concurrency: s.concurrency,
     handle: (lease, signal) => pipeline.handle(lease, signal),
@@ -227,7 +333,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       claimed: () => loop!.stats().claimed,
       pendingWrites: () => enqueuer.pending > 0 || completer.pending > 0,
     });
-    loopOptions.shouldExit = () => idle.shouldExit();
+    // An emptied Redis looks idle: the frontier must still be the one the pod worked on.
+    loopOptions.shouldExit = async () => (await watch.check()) || idle.shouldExit();
   }
   loop = new WorkLoop(loopOptions);
   return {
@@ -238,12 +345,20 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     fetcher,
     robots,
     gate,
+    ipGate,
     results,
+    archive,
+    items,
+    loadHandler: async () => {
+      if (handler === undefined && s.handler !== undefined) handler = await loadHandler(s.handler);
+    },
     counters,
     enqueuer,
     completer,
     pipeline,
     loop,
+    faults,
+    watch,
     closing,
     ownSubscriber,
     unsubscribe: () => {
@@ -251,6 +366,21 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       stopLogging?.();
     },
   };
+}
+
+/** The per-IP gate when `perIpDelayMs` or `perIpConcurrency` asks for one. */
+function buildIpGate(options: CrawlerPodOptions, s: PodSettings, log: Logger): IpGate | undefined {
+  if (s.perIpDelayMs === 0 && s.perIpConcurrency === 0) return undefined;
+  return new IpGate({
+    redis: options.redis,
+    prefix: s.prefix,
+    pod: s.podId,
+    delayMs: s.perIpDelayMs,
+    concurrency: s.perIpConcurrency,
+    // A pass outlives any request it covers (connect + the whole fetch), then stops counting.
+    passLifetimeMs: s.connectTimeoutMs + s.fetchTimeoutMs + 10_000,
+    onError: (error, operation) => log.warn({ err: error, operation }, 'per-IP gate call failed'),
+  });
 }
 
 /**

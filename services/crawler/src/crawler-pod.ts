@@ -103,11 +103,17 @@ export class CrawlerPod {
       { pod: this.id, userAgent: this.userAgent, results: this.resultsStreamKey },
       'pod starting',
     );
+    // The frontier's identity first (created on a new frontier; waits while Redis is full).
+    await this.#p.faults.retryOnOom('frontier identity', () => this.#p.watch.start());
+    // Before the first claim: repair a crashed run's WARC files, load the page handler.
+    await this.#p.archive?.start();
+    await this.#p.loadHandler();
     await this.#join();
     if (this.#stopped) return; // stop() came while joining
     await this.#p.loop.start();
     this.#loopRunning = true;
-    void this.#p.loop.done.then(() => this.stop());
+    // A lost frontier is a crash, not a handoff: nothing is left to hand off.
+    void this.#p.loop.done.then(() => this.stop({ graceful: !this.#p.faults.lost }));
   }
 
   /**
@@ -126,10 +132,15 @@ export class CrawlerPod {
 
   /**
    * Resolves when the pod has stopped: after {@link stop}, or by itself with `exitWhenIdle`.
-   * Every lease is settled and every result written by then.
+   * Every lease is settled and every result written by then. Rejects with `FrontierLostError`
+   * (`SHARDLINE_ERR_FRONTIER_LOST`) when the pod stopped because Redis lost the frontier.
    */
   get done(): Promise<void> {
-    return this.#p.loop.done.then(() => this.#stopped);
+    return this.#p.loop.done
+      .then(() => this.#stopped)
+      .then(() => {
+        if (this.#p.faults.lost) throw this.#p.faults.lost;
+      });
   }
 
   /**
@@ -150,6 +161,7 @@ export class CrawlerPod {
   async #stop(graceful: boolean): Promise<void> {
     const p = this.#p;
     this.#draining = true;
+    p.watch.stop();
     await p.loop.stop(graceful ? p.settings.stopGraceMs : 0);
     // Robots loads the released leases no longer wait for: abort them, cache nothing.
     p.closing.abort();
@@ -160,6 +172,11 @@ export class CrawlerPod {
     p.unsubscribe();
     if (this.membership && this.#joined) await this.#leave(this.membership, graceful);
     await p.results.close();
+    await p.items?.close();
+    // Every lease is settled and robots.txt loads aborted: the last records are in.
+    await p.archive?.close().catch((error: unknown) => {
+      p.log.error({ err: error }, 'WARC close failed');
+    });
     await p.fetcher.close().catch((error: unknown) => {
       p.log.warn({ err: error }, 'fetcher close failed');
     });
@@ -204,8 +221,10 @@ export class CrawlerPod {
       emptyClaims: loop.emptyClaims,
       wakes: loop.wakes,
       gate: this.#p.gate.stats(),
+      ipGate: this.#p.ipGate?.stats() ?? { waits: 0, delayedMs: 0, errors: 0 },
       results: { written: results.written, errors: results.errors },
       faults: this.#faults(),
+      ...(this.#p.archive ? { warc: this.#p.archive.stats() } : {}),
     };
   }
 
@@ -217,6 +236,7 @@ export class CrawlerPod {
       robotsSharedCache: robots.sharedCacheErrors,
       robotsObserver: robots.onFetchErrors,
       fetchObserver: this.#p.fetcher.stats().onSentErrors,
+      ...this.#p.faults.stats(),
     };
   }
 }

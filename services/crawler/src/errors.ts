@@ -138,6 +138,10 @@ export const CrawlOutcomeCode = {
   STOPPED: 'SHARDLINE_ERR_CRAWLER_STOPPED',
   /** The lease expired and was taken back before the outcome could be recorded. */
   LEASE_LOST: 'SHARDLINE_ERR_CRAWLER_LEASE_LOST',
+  /** The page handler threw or ran past `handlerTimeoutMs`: retried, dead-lettered after the retries. */
+  HANDLER: 'SHARDLINE_ERR_HANDLER',
+  /** The fetch's WARC records could not be written (disk full, permissions): retried. */
+  WARC: 'SHARDLINE_ERR_WARC_IO',
 } as const;
 
 export type CrawlOutcomeCode = (typeof CrawlOutcomeCode)[keyof typeof CrawlOutcomeCode];

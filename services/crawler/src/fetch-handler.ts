@@ -4,6 +4,7 @@
  * caller's signal, and settles exactly once with a {@link FetchOutcome}; plus the mapping of
  * undici / Node / DNS errors onto `FetchErrorCode`.
  */
+import { createHash, type Hash } from 'node:crypto';
 import { DnsErrorCode } from '@shardline/dns';
 import type { Dispatcher } from 'undici';
 import {
@@ -25,6 +26,8 @@ export interface HandlerInit {
   maxRetryAfterMs: number;
   oversize: 'truncate' | 'error';
   keepBody: 'html' | 'always' | 'never';
+  /** Hash a 2xx body (`FetchOutcome.contentHash`). */
+  hashBody: boolean;
   onSent: ((sentAtMs: number) => void) | undefined;
   /** Told when `onSent` throws; the fetch goes on (the request is already on its way). */
   onSentError: (error: unknown) => void;
@@ -53,6 +56,8 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
   #redirectTo: string | undefined;
   #retryAfterMs: number | undefined;
   #keep = false;
+  // SHA-1 of the decoded body so far (2xx with hashBody only).
+  #hash: Hash | undefined;
   #chunks: Buffer[] = [];
   #kept = 0;
   #bytes = 0;
@@ -136,6 +141,7 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
       this.#retryAfterMs = parseRetryAfter(retryAfter, Date.now(), this.#init.maxRetryAfterMs);
     }
     const { keepBody } = this.#init;
+    if (this.#init.hashBody && statusCode < 300) this.#hash = createHash('sha1');
     this.#keep =
       keepBody === 'always' ||
       (keepBody === 'html' && statusCode < 300 && isHtmlMediaType(this.#contentType));
@@ -153,6 +159,7 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#settled) return;
     this.#bytes += chunk.length;
+    this.#hash?.update(chunk);
     if (!this.#keep) {
       if (this.#bytes > this.#init.maxDrainBytes) {
         this.#truncated = true;
@@ -239,6 +246,7 @@ export class FetchHandler implements Dispatcher.DispatchHandler {
     if (this.#retryAfterMs !== undefined) outcome.retryAfterMs = this.#retryAfterMs;
     if (this.#rawHead !== undefined) outcome.rawHead = this.#rawHead;
     if (error) outcome.error = error;
+    else if (this.#hash && !this.#truncated) outcome.contentHash = this.#hash.digest('base64url');
     this.#init.resolve(outcome);
   }
 }

@@ -22,6 +22,13 @@ export interface FetchOptions {
    * @default 'html'
    */
   keepBody?: 'html' | 'always' | 'never';
+  /**
+   * Extra request headers of this call (a conditional refetch's `if-none-match`), after the
+   * fetcher's own; `user-agent` cannot be overridden. @default {}
+   */
+  headers?: Record<string, string>;
+  /** Hash a complete 2xx body into `FetchOutcome.contentHash`. @default false */
+  hashBody?: boolean;
 }
 
 /** What one fetch produced. Never thrown; failures carry `error`. */
@@ -42,6 +49,11 @@ export interface FetchOutcome {
   bytes: number;
   /** Reading stopped before the end of the body (cap, drain limit, timeout). */
   truncated: boolean;
+  /**
+   * SHA-1 (base64url) of the whole decoded body of a 2xx response, when `hashBody` was asked;
+   * absent when the body was cut short (cap, drain limit, timeout, error).
+   */
+  contentHash?: string;
   /** Absolute target of a 3xx `Location`, resolved against `url`; never followed. */
   redirectTo?: string;
   /** Parsed `Retry-After` (delta seconds or HTTP-date), capped by `maxRetryAfterMs`. */

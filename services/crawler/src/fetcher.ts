@@ -84,7 +84,9 @@ export class Fetcher {
   readonly #maxDrainBytes: number;
   readonly #maxRetryAfterMs: number;
   readonly #oversize: 'truncate' | 'error';
-  readonly #headers: Record<string, string>;
+  // Sent on every request, user-agent last so extra headers cannot disguise us (robots.txt is
+  // matched on its token).
+  readonly #requestHeaders: Record<string, string>;
   readonly #dns: FetcherDns | undefined;
   #closed = false;
   #onSentErrors = 0;
@@ -161,7 +163,12 @@ export class Fetcher {
       throw invalidOption(OWNER, 'oversize', options.oversize, "'truncate' or 'error'");
     }
     this.#oversize = options.oversize ?? 'truncate';
-    this.#headers = validateHeaders(options.headers);
+    this.#requestHeaders = {
+      accept: DEFAULT_ACCEPT,
+      'accept-encoding': DEFAULT_ACCEPT_ENCODING,
+      ...validateHeaders(options.headers),
+      'user-agent': this.userAgent,
+    };
 
     this.#agent = new Agent({
       connections,
@@ -199,8 +206,10 @@ export class Fetcher {
       );
     }
     let maxBodyBytes: number;
+    let headers: Record<string, string>;
     const keepBody = options.keepBody ?? 'html';
     try {
+      headers = validateHeaders(options.headers, 'FetchOptions');
       maxBodyBytes = check.int(
         'FetchOptions',
         'maxBodyBytes',
@@ -223,6 +232,7 @@ export class Fetcher {
         maxRetryAfterMs: this.#maxRetryAfterMs,
         oversize: this.#oversize,
         keepBody,
+        hashBody: options.hashBody === true,
         onSent: options.onSent,
         onSentError: () => {
           this.#onSentErrors += 1;
@@ -230,7 +240,7 @@ export class Fetcher {
         resolve,
       });
       handler.arm(this.#maxFetchMs, options.signal);
-      const dispatch = () => this.#dispatch(target, handler);
+      const dispatch = () => this.#dispatch(target, handler, headers);
       const resolveLiteral = this.#dns?.resolve;
       if (resolveLiteral && isIpLiteral(target.hostname)) {
         // net.connect skips `lookup` for IP literals, so the address policy is applied here.
@@ -243,7 +253,7 @@ export class Fetcher {
     });
   }
 
-  #dispatch(target: URL, handler: FetchHandler): void {
+  #dispatch(target: URL, handler: FetchHandler, callHeaders: Record<string, string>): void {
     if (handler.settled) return;
     // handler ← decompress ← wire tap ← agent: the tap sees the head as received, before the
     // decompress step strips it, and hands it to this fetch's handler.
@@ -255,19 +265,26 @@ export class Fetcher {
           origin: target.origin,
           path: `${target.pathname}${target.search}`,
           method: 'GET',
-          headers: {
-            accept: DEFAULT_ACCEPT,
-            'accept-encoding': DEFAULT_ACCEPT_ENCODING,
-            ...this.#headers,
-            // Last, so extra headers cannot disguise us: robots.txt is matched on this token.
-            'user-agent': this.userAgent,
-          },
+          // Per-call fields (conditional refetch) join the fixed ones; the user agent stays last,
+          // so extra headers cannot disguise us: robots.txt is matched on this token.
+          headers:
+            Object.keys(callHeaders).length === 0
+              ? this.#requestHeaders
+              : { ...this.#requestHeaders, ...callHeaders, 'user-agent': this.userAgent },
         },
         handler,
       );
     } catch (err) {
       handler.fail(err);
     }
+  }
+
+  /**
+   * The header fields every request carries, in the order sent (undici adds `host` and its
+   * connection fields); what an archive records as the request.
+   */
+  get requestHeaders(): Array<[string, string]> {
+    return Object.entries(this.#requestHeaders);
   }
 
   /** Counters since construction: `onSentErrors` counts `FetchOptions.onSent` callbacks that threw. */
@@ -299,15 +316,15 @@ function failedBeforeSend(url: string, startedAtMs: number, why: string): FetchO
   };
 }
 
-function validateHeaders(headers: unknown): Record<string, string> {
+function validateHeaders(headers: unknown, owner = OWNER): Record<string, string> {
   if (headers === undefined) return {};
   if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
-    throw invalidOption(OWNER, 'headers', headers, 'an object of string values');
+    throw invalidOption(owner, 'headers', headers, 'an object of string values');
   }
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') {
-      throw invalidOption(OWNER, `headers.${name}`, value, 'a string');
+      throw invalidOption(owner, `headers.${name}`, value, 'a string');
     }
     out[name.toLowerCase()] = value;
   }

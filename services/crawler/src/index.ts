@@ -1,3 +1,4 @@
+export type { ArchiveStats } from './archive/pod-archive.js';
 export {
   type ClusterNode,
   type CrawlerConfig,
@@ -7,6 +8,7 @@ export {
 } from './config.js';
 export { decodeBody } from './content.js';
 export { CrawlerPod } from './crawler-pod.js';
+export { DURATION_FORMS, parseDuration } from './duration.js';
 export {
   CrawlerError,
   CrawlerErrorCode,
@@ -20,6 +22,13 @@ export type {
   RawResponseHead,
 } from './fetch-types.js';
 export { Fetcher, type FetcherOptions } from './fetcher.js';
+export { decodeItem, encodeItem, type ItemRecord } from './handlers/items.js';
+export {
+  type EnqueueOptions,
+  type HandlerContext,
+  Page,
+  type PageHandler,
+} from './handlers/page-api.js';
 export {
   HealthServer,
   type HealthServerOptions,

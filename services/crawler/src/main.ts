@@ -6,13 +6,21 @@
  * leases, leave, hand off); a second signal exits at once; a fatal error stops heartbeating only
  * (the others see a crash).
  */
+import { FrontierLostError } from '@shardline/frontier';
 import { pino } from 'pino';
 import { type CrawlerConfig, loadConfig } from './config.js';
 import { CrawlerError } from './errors.js';
 import { runPod } from './run-pod.js';
 
-/** A bad variable or option: one line naming it on stderr, exit 2, no stack. */
+/**
+ * A bad variable or option: one line naming it on stderr, exit 2, no stack. A lost frontier
+ * (Redis lost its data; the pod logged it already): one line, exit 1.
+ */
 function exitOnConfigError(error: unknown): never {
+  if (error instanceof FrontierLostError) {
+    process.stderr.write(`shardline pod: ${error.message} (${error.code})\n`);
+    process.exit(1);
+  }
   if (!(error instanceof CrawlerError)) throw error;
   process.stderr.write(`shardline pod: ${error.message} (${error.code})\n`);
   process.exit(2);

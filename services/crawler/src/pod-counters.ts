@@ -7,7 +7,16 @@ import type { PodStats } from './pod-options.js';
 /** The part of {@link PodStats} the lease pipeline counts. */
 export type LeaseCounts = Omit<
   PodStats,
-  'pod' | 'inFlight' | 'claims' | 'emptyClaims' | 'wakes' | 'gate' | 'results' | 'faults'
+  | 'pod'
+  | 'inFlight'
+  | 'claims'
+  | 'emptyClaims'
+  | 'wakes'
+  | 'gate'
+  | 'ipGate'
+  | 'results'
+  | 'faults'
+  | 'warc'
 >;
 
 /** Mutable counters; see {@link PodStats} for what each means. */
@@ -20,6 +29,7 @@ export class PodCounters implements LeaseCounts {
   robotsDisallowed = 0;
   robotsDeferred = 0;
   gapReleases = 0;
+  notModified = 0;
   robotsFilteredLinks = 0;
   robotsLoads = { memory: 0, 'shared-cache': 0, fetch: 0 };
   redirects = 0;
@@ -27,6 +37,8 @@ export class PodCounters implements LeaseCounts {
   linksQueued = 0;
   errors: Record<string, number> = {};
   bounds: Record<string, number> = {};
+  items = 0;
+  handlerErrors = 0;
 
   /** One more outcome with error code `code`. */
   countError(code: string): void {
@@ -42,6 +54,8 @@ export class PodCounters implements LeaseCounts {
   snapshot(): LeaseCounts {
     return {
       fetched: this.fetched,
+      items: this.items,
+      handlerErrors: this.handlerErrors,
       retried: this.retried,
       dead: this.dead,
       released: this.released,
@@ -49,6 +63,7 @@ export class PodCounters implements LeaseCounts {
       robotsDisallowed: this.robotsDisallowed,
       robotsDeferred: this.robotsDeferred,
       gapReleases: this.gapReleases,
+      notModified: this.notModified,
       robotsFilteredLinks: this.robotsFilteredLinks,
       robotsLoads: { ...this.robotsLoads },
       redirects: this.redirects,

@@ -5,6 +5,8 @@
 import type { Assignment } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ArchiveStats } from './archive/pod-archive.js';
+import type { PageHandler } from './handlers/page-api.js';
 import type { CrawlResult } from './results.js';
 import type { PodSettingOptions } from './settings.js';
 import type { WakeSubscriber } from './work-loop.js';
@@ -25,6 +27,11 @@ export interface PodLiveOptions {
   assignment?: Assignment;
   /** Logger. @default pino at level 'warn' */
   logger?: Logger;
+  /**
+   * Page handler run on every fetched 2xx page (see `Page`, `HandlerContext`); the library form
+   * of the `handler` setting, which it overrides. @default none
+   */
+  pageHandler?: PageHandler;
   /** Told of every lease's result as it is recorded (the CLI's failure log and summary). */
   onResult?: (result: CrawlResult) => void;
 }
@@ -59,6 +66,8 @@ export interface PodStats {
    * host's robots.txt request (no result written; the URL is claimed again at its slot).
    */
   gapReleases: number;
+  /** Conditional refetches answered 304 Not Modified (unchanged, no body). */
+  notModified: number;
   /** Same-origin links dropped before enqueue because robots.txt disallows them. */
   robotsFilteredLinks: number;
   /** robots.txt answers by source. */
@@ -66,6 +75,12 @@ export interface PodStats {
   redirects: number;
   bytes: number;
   linksQueued: number;
+  /** Items page handlers pushed (written to the items stream / JSONL). */
+  items: number;
+  /** Page handler runs that threw or timed out (`SHARDLINE_ERR_HANDLER`). */
+  handlerErrors: number;
+  /** The WARC archive's counters; absent when the pod writes none. */
+  warc?: ArchiveStats;
   /** Outcomes by error code (`http-503`, `SHARDLINE_ERR_FETCH_TIMEOUT`, …). */
   errors: Record<string, number>;
   /** Bounds hit, by name. */
@@ -75,6 +90,8 @@ export interface PodStats {
   emptyClaims: number;
   wakes: number;
   gate: { waits: number; delayedMs: number; hosts: number };
+  /** The per-IP gate (`perIpDelayMs`/`perIpConcurrency`); zeros when it is off. */
+  ipGate: { waits: number; delayedMs: number; errors: number };
   results: { written: number; errors: number };
   /**
    * Background failures that did not stop the pod (each one is logged where it happens):
@@ -88,5 +105,9 @@ export interface PodStats {
     robotsSharedCache: number;
     robotsObserver: number;
     fetchObserver: number;
+    /** Episodes of Redis refusing writes for want of memory (`SHARDLINE_ERR_REDIS_OOM`). */
+    redisOom: number;
+    /** 1 when the pod stopped because Redis lost the frontier (`SHARDLINE_ERR_FRONTIER_LOST`). */
+    frontierLost: number;
   };
 }

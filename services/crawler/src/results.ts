@@ -62,6 +62,12 @@ export interface CrawlResult {
   errorCode?: string;
   error?: string;
   retryAfterMs?: number;
+  /** WARC file (name in the pod's WARC directory) holding the response record, when archived. */
+  warcFile?: string;
+  /** Byte offset of the response record's gzip member in `warcFile`. */
+  warcOffset?: number;
+  /** Length of that member: one seek and one read give the record. */
+  warcLength?: number;
 }
 
 const NUMBER_FIELDS = new Set([
@@ -77,6 +83,8 @@ const NUMBER_FIELDS = new Set([
   'endAtMs',
   'durationMs',
   'retryAfterMs',
+  'warcOffset',
+  'warcLength',
 ]);
 
 /** Stream entry fields (`[name, value, …]`) of a result; absent fields are left out. */
@@ -103,7 +111,9 @@ export function decodeResult(fields: readonly string[]): CrawlResult {
 }
 
 /** Options of {@link ResultSink}. */
-export interface ResultSinkOptions {
+export interface ResultSinkOptions<T extends object = CrawlResult> {
+  /** Stream entry fields of a record. @default encodeResult */
+  encode?: (record: T) => string[];
   /** Client for the stream; without it only the JSONL file (if any) is written. */
   redis?: Redis | Cluster;
   /** Stream key. @default 'sl:results' */
@@ -117,28 +127,33 @@ export interface ResultSinkOptions {
   /** Results buffered before a flush is forced. @default 256 */
   maxBuffered?: number;
   /** Told of every result as it is written (a process's failure log and summary). */
-  onResult?: (result: CrawlResult) => void;
+  onResult?: (result: T) => void;
 }
 
-/** Buffers results and writes them to the stream (pipelined) and the JSONL file. */
-export class ResultSink {
+/**
+ * Buffers results (or other records: the pod's items use one too) and writes them to the
+ * stream (pipelined) and the JSONL file.
+ */
+export class ResultSink<T extends object = CrawlResult> {
   readonly streamKey: string;
   readonly #redis: Redis | Cluster | undefined;
   readonly #maxLen: number;
   readonly #flushMs: number;
   readonly #maxBuffered: number;
   readonly #file: WriteStream | undefined;
-  readonly #onResult: ((result: CrawlResult) => void) | undefined;
-  #buffer: CrawlResult[] = [];
+  readonly #encode: (record: T) => string[];
+  readonly #onResult: ((result: T) => void) | undefined;
+  #buffer: T[] = [];
   #timer: NodeJS.Timeout | undefined;
   readonly #running = new Set<Promise<void>>();
   #written = 0;
   #errors = 0;
   #lastError: unknown;
 
-  constructor(options: ResultSinkOptions = {}) {
+  constructor(options: ResultSinkOptions<T> = {}) {
     const owner = 'ResultSinkOptions';
     this.#redis = options.redis;
+    this.#encode = options.encode ?? (encodeResult as unknown as (record: T) => string[]);
     this.#onResult = options.onResult;
     this.streamKey = check.string(owner, 'streamKey', options.streamKey, 'sl:results');
     this.#maxLen = check.int(owner, 'maxLen', options.maxLen, 1_000_000, 0);
@@ -155,7 +170,7 @@ export class ResultSink {
   }
 
   /** Queues one result. */
-  write(result: CrawlResult): void {
+  write(result: T): void {
     this.#onResult?.(result);
     this.#buffer.push(result);
     if (this.#buffer.length >= this.#maxBuffered) this.flush();
@@ -181,7 +196,7 @@ export class ResultSink {
     const pipeline = this.#redis.pipeline();
     for (const r of batch) {
       const bound = this.#maxLen > 0 ? ['MAXLEN', '~', this.#maxLen] : [];
-      pipeline.xadd(this.streamKey, ...(bound as ['MAXLEN', '~', number]), '*', ...encodeResult(r));
+      pipeline.xadd(this.streamKey, ...(bound as ['MAXLEN', '~', number]), '*', ...this.#encode(r));
     }
     const done = pipeline.exec().then(
       (replies) => {

@@ -60,6 +60,8 @@ export interface RobotsFetchHop {
   status: number;
   timings: FetchTimings;
   error?: FetchOutcome['error'];
+  /** The whole fetch outcome (body included), e.g. for an archive. */
+  outcome: FetchOutcome;
 }
 
 /** Result of {@link RobotsLoader.load}. */
@@ -410,6 +412,7 @@ export class RobotsLoader {
         url,
         status: outcome.status,
         timings: outcome.timings,
+        outcome,
       };
       if (outcome.error) hop.error = outcome.error;
       hops.push(hop);

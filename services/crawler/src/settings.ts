@@ -11,6 +11,7 @@
  */
 import { hostname } from 'node:os';
 import type { Setting, SettingKind, SettingValue } from './setting-kinds.js';
+import { OUTPUT_SETTINGS } from './settings-output.js';
 
 const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -135,12 +136,44 @@ export const POD_SETTINGS = {
     default: 0,
     arg: 'x',
   },
+  /**
+   * The adaptive delay per host, kept in the host's Redis state (shared by every pod, kept
+   * across restarts and handoffs): slow responses raise it to factor × response time, a
+   * 5xx/429/timeout doubles it, fast responses halve it back to the minimum. Factor 5
+   * (Heritrix's default) unless `adaptiveDelayFactor` is set.
+   */
+  adaptiveDelay: {
+    env: 'ADAPTIVE_DELAY',
+    flag: 'adaptive-delay',
+    kind: 'bool',
+    doc: 'per-host delay that grows with response time and 5xx/timeouts, decays when fast',
+    default: false,
+  },
   maxDelayMs: {
     env: 'MAX_DELAY_MS',
     flag: 'max-delay-ms',
     kind: 'int',
     doc: 'cap of any per-host delay (adaptive, backoff)',
     default: 120_000,
+  },
+  /**
+   * Per-IP politeness: hosts that resolve to the same address share one gate in Redis, across
+   * every pod, on top of each host's own delay (0 = no per-IP gap).
+   */
+  perIpDelayMs: {
+    env: 'PER_IP_DELAY_MS',
+    flag: 'per-ip-delay-ms',
+    kind: 'int',
+    doc: 'least gap between requests to one IP address, cluster-wide (0 = off)',
+    default: 0,
+  },
+  perIpConcurrency: {
+    env: 'PER_IP_CONCURRENCY',
+    flag: 'per-ip-concurrency',
+    kind: 'int',
+    doc: 'requests in flight per IP address, cluster-wide (0 = no limit)',
+    default: 0,
+    max: 1024,
   },
   userAgentToken: {
     env: 'USER_AGENT',
@@ -338,6 +371,7 @@ export const POD_SETTINGS = {
     arg: 'file',
     perPod: true,
   },
+  ...OUTPUT_SETTINGS,
   exitWhenIdle: {
     env: 'EXIT_WHEN_IDLE',
     flag: 'exit-when-idle',

@@ -33,7 +33,10 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ROBOTS_RETRY_MS: 'robotsRetryMs',
   ROBOTS_MAX_RETRIES: 'robotsMaxRetries',
   ADAPTIVE_DELAY_FACTOR: 'adaptiveDelayFactor',
+  ADAPTIVE_DELAY: 'adaptiveDelay',
   MAX_DELAY_MS: 'maxDelayMs',
+  PER_IP_DELAY_MS: 'perIpDelayMs',
+  PER_IP_CONCURRENCY: 'perIpConcurrency',
   USER_AGENT: 'userAgentToken',
   CONTACT_URL: 'contactUrl',
   RESOLVE: 'resolve',
@@ -58,6 +61,14 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   RESULTS_STREAM: 'resultsStreamKey',
   RESULTS_MAX_LEN: 'resultsMaxLen',
   RESULTS_JSONL: 'resultsJsonl',
+  WARC_DIR: 'warcDir',
+  NO_WARC: 'noWarc',
+  WARC_MAX_BYTES: 'warcMaxBytes',
+  HANDLER: 'handler',
+  HANDLER_TIMEOUT_MS: 'handlerTimeoutMs',
+  ITEMS_STREAM: 'itemsStreamKey',
+  ITEMS_MAX_LEN: 'itemsMaxLen',
+  ITEMS_JSONL: 'itemsJsonl',
   EXIT_WHEN_IDLE: 'exitWhenIdle',
   STOP_GRACE_MS: 'stopGraceMs',
 };
@@ -76,7 +87,10 @@ const DEFAULTS = {
   robotsRetryMs: 300_000,
   robotsMaxRetries: 12,
   adaptiveDelayFactor: 0,
+  adaptiveDelay: false,
   maxDelayMs: 120_000,
+  perIpDelayMs: 0,
+  perIpConcurrency: 0,
   userAgentToken: 'shardline',
   contactUrl: undefined,
   resolve: [],
@@ -101,6 +115,14 @@ const DEFAULTS = {
   resultsStreamKey: 'sl:results',
   resultsMaxLen: 1_000_000,
   resultsJsonl: undefined,
+  warcDir: undefined,
+  noWarc: false,
+  warcMaxBytes: 1_073_741_824,
+  handler: undefined,
+  handlerTimeoutMs: 30_000,
+  itemsStreamKey: 'sl:items',
+  itemsMaxLen: 1_000_000,
+  itemsJsonl: undefined,
   exitWhenIdle: undefined,
   stopGraceMs: 10_000,
   minClaimIntervalMs: 10,
@@ -122,7 +144,10 @@ interface SettingOptionsContract {
   robotsRetryMs?: number;
   robotsMaxRetries?: number;
   adaptiveDelayFactor?: number;
+  adaptiveDelay?: boolean;
   maxDelayMs?: number;
+  perIpDelayMs?: number;
+  perIpConcurrency?: number;
   userAgentToken?: string;
   contactUrl?: string;
   resolve?: string[];
@@ -147,6 +172,14 @@ interface SettingOptionsContract {
   resultsStreamKey?: string;
   resultsMaxLen?: number;
   resultsJsonl?: string;
+  warcDir?: string;
+  noWarc?: boolean;
+  warcMaxBytes?: number;
+  handler?: string;
+  handlerTimeoutMs?: number;
+  itemsStreamKey?: string;
+  itemsMaxLen?: number;
+  itemsJsonl?: string;
   exitWhenIdle?: boolean | { graceMs?: number };
   stopGraceMs?: number;
   minClaimIntervalMs?: number;
@@ -259,7 +292,7 @@ describe('the settings table', () => {
       keyof typeof POD_SETTINGS | keyof PodLiveOptions
     >();
     expectTypeOf<keyof PodLiveOptions>().toEqualTypeOf<
-      'redis' | 'subscriber' | 'assignment' | 'logger' | 'onResult'
+      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler' | 'onResult'
     >();
   });
 });

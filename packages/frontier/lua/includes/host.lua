@@ -9,7 +9,10 @@
     R .. 'h:' .. host .. ':D'           ZSET  lease deadlines (ms) of leases that can expire
   Host state fields: q queued, f in flight, n next_allowed_at (ms), c concurrency,
   dl configured delay (ms), cd robots crawl-delay (ms), bo backoff (ms), fc consecutive
-  failures, ad adaptive delay (ms), seq scheduling sequence, id lease counter.
+  failures, ad adaptive delay (ms), ar why the adaptive delay is up ('s' slow responses,
+  'e' server errors/timeouts), bu blocked until (ms, operator's pause --until), seq
+  scheduling sequence, id lease counter. The domain hash R .. 'd' may hold bu too (the
+  whole domain blocked until then).
   Queue entry: "<depth>,<attempt>,<metaLen>,<meta><url>"
   Lease value: "<deadline>,<holder>,<claimedAt>,<priority>,<entry>" (deadline 0 = never)
 ]]
@@ -73,15 +76,24 @@ local function effective_delay(st, default_delay)
 end
 
 local function host_state(root, host)
-  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc')
+  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu')
   return { q = tonumber(v[1]) or 0, f = tonumber(v[2]) or 0, n = tonumber(v[3]) or 0,
-    c = v[4], dl = v[5], cd = v[6], bo = v[7], ad = v[8], fc = tonumber(v[9]) or 0 }
+    c = v[4], dl = v[5], cd = v[6], bo = v[7], ad = v[8], fc = tonumber(v[9]) or 0,
+    bu = tonumber(v[10]) or 0 }
+end
+
+-- Earliest time a new request may start: next_allowed_at, or later while an operator's
+-- block (of the host, or of its whole domain in R .. 'd') lasts.
+local function not_before(root, st)
+  local dbu = tonumber(redis.call('HGET', root .. 'd', 'bu')) or 0
+  return math.max(st.n, st.bu, dbu)
 end
 
 --[[
   Where the host belongs in its owner's due index, after a change:
     'park'        nothing queued and nothing in flight (or paused with nothing in flight)
-    next_allowed  queued, not paused, below its concurrency
+    not_before    queued, not paused, below its concurrency: next_allowed_at, or the end
+                  of an operator's block
     lease deadline / inf   otherwise while leases are out: the earliest deadline that can
                   expire (reaping happens when the host is visited), else +inf, which
                   keeps the host listed (reclaimPod finds leases through the due indexes)
@@ -97,7 +109,7 @@ local function host_schedule(root, host, paused, default_conc)
   local due = math.huge
   local conc = tonumber(st.c) or default_conc
   if st.q > 0 and not paused and st.f < conc then
-    due = st.n
+    due = not_before(root, st)
   end
   local ld = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
   if ld[2] then

@@ -100,6 +100,11 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: RouteContext): void
     async (_request, reply) => reply.type('application/json').send(JSON.stringify(app.swagger())),
   );
 
+  // Browsers ask for it on their own; the dashboard names an inline icon, so nothing to send.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(204).header('cache-control', 'max-age=86400').send(),
+  );
+
   app.get(
     '/',
     {

@@ -2,7 +2,9 @@
 import type { EnqueueItem } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
+import { ApiErrorCode } from '../errors.js';
 import { errors, seedsBody, seedsResponse } from '../schemas.js';
+import { isWellFormed } from '../validation.js';
 
 export function registerSeedRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post<{ Body: { urls: EnqueueItem[] } }>(
@@ -22,13 +24,30 @@ export function registerSeedRoutes(app: FastifyInstance, ctx: RouteContext): voi
     async (request) => {
       // Refresh membership so the owners of new domains are today's, not a stale ring's.
       await ctx.cluster.snapshot();
-      const report = await ctx.frontier.enqueue(request.body.urls);
+      const { urls } = request.body;
+      // Lone surrogates (JSON `\udXXX` escapes) would be encoded as U+FFFD: refuse those items.
+      const wellFormed = urls.map((item) =>
+        isWellFormed(typeof item === 'string' ? item : item.url),
+      );
+      const report = await ctx.frontier.enqueue(urls.filter((_, i) => wellFormed[i]));
+      const accepted = report.results.values();
+      const results = urls.map((_, index) =>
+        wellFormed[index]
+          ? { index, ...accepted.next().value! }
+          : {
+              index,
+              status: 'rejected' as const,
+              code: ApiErrorCode.BAD_UTF8,
+              reason:
+                'the URL is not well-formed Unicode (a lone surrogate); send it as UTF-8 or percent-encode its bytes',
+            },
+      );
       return {
         queued: report.queued,
         duplicates: report.duplicates,
-        rejected: report.rejected,
+        rejected: report.rejected + urls.length - report.results.length,
         overCap: report.overCap,
-        results: report.results.map((r, index) => ({ index, ...r })),
+        results,
       };
     },
   );

@@ -7,8 +7,14 @@
 import { ApiConfigError, loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
+import { findEmbeddedRedis } from '../embedded-redis.js';
 import { usageError } from '../errors.js';
-import { type RedisFlags, resolveRedisTarget, useEmbeddedRedis } from '../lib/redis-connect.js';
+import {
+  embeddedRedisDir,
+  type RedisFlags,
+  resolveRedisTarget,
+  useEmbeddedRedis,
+} from '../lib/redis-connect.js';
 import { withRedisOptions } from '../lib/session.js';
 
 interface ApiFlags extends RedisFlags {
@@ -76,7 +82,10 @@ export function registerApiCommand(program: Command): void {
               .filter(Boolean),
           )
         : undefined;
-      const api = await startApi(config, view);
+      // The embedded Redis gets a new port when restarted (`down` then `up`): follow its port file.
+      const dir = target.source.startsWith('embedded') ? embeddedRedisDir(flags) : undefined;
+      const locate = dir === undefined ? undefined : () => findEmbeddedRedis(dir)?.url;
+      const api = await startApi(config, view, locate);
       process.stdout.write(`shardline api listening on ${api.url}\n`);
       // Serve until asked to stop; the action's promise resolves once closed.
       await new Promise<void>((resolve) => {

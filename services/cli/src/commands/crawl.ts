@@ -13,6 +13,7 @@ import {
   CrawlerErrorCode,
   type CrawlerPod,
   loadConfig,
+  type PodSettingOptions,
   PROCESS_SETTINGS,
   parseClusterNodes,
   runPod,
@@ -86,7 +87,7 @@ export function registerCrawlCommand(program: Command): void {
     .option(`--${healthPort.flag} <n>`, settingHelp(healthPort), intFlag(healthPort.flag))
     .option(
       '--data-dir <dir>',
-      'shardline state directory; the embedded Redis keeps its data in <data-dir>/redis',
+      'shardline state directory: the embedded Redis keeps its data in <data-dir>/redis, WARC files go to <data-dir>/warc',
       './.shardline',
     )
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', intFlag('redis-port'))
@@ -100,6 +101,12 @@ export function registerCrawlCommand(program: Command): void {
       await runCrawl(seeds, flags);
     },
   );
+}
+
+/** `shardline crawl` archives by default: WARC files in <data-dir>/warc unless told otherwise. */
+function withWarcDefault(settings: PodSettingOptions, dataDir: string): PodSettingOptions {
+  if (settings.warcDir !== undefined || settings.noWarc) return settings;
+  return { ...settings, warcDir: join(dataDir, 'warc') };
 }
 
 /** A bad variable or option is a usage error (one line, status 2); anything else stays. */
@@ -194,7 +201,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
   let nothingFetched: CrawlReport | undefined;
   try {
     await runPod({
-      settings: { ...config.pod, ...podOptionsFromFlags(flags) },
+      settings: withWarcDefault({ ...config.pod, ...podOptionsFromFlags(flags) }, flags.dataDir),
       redis: target,
       redisConnectTimeoutMs: flags.redisConnectTimeoutMs ?? config.redisConnectTimeoutMs,
       healthPort: flags.healthPort ?? config.healthPort,

@@ -28,6 +28,12 @@ export function registerStatsCommands(program: Command, ctx: CliContext): void {
       const extra = Object.entries(stats.counters)
         .filter(([name]) => !known.has(name))
         .sort(([a], [b]) => (a < b ? -1 : 1));
+      if (stats.frontierLost) {
+        const lost = stats.frontierLost;
+        ctx.stdout.write(
+          `FRONTIER LOST (SHARDLINE_ERR_FRONTIER_LOST): pod ${lost.pod} found at ${new Date(lost.atMs).toISOString()} that Redis lost the frontier it worked on (restart without persistence or flush); the counters below are not that crawl's\n`,
+        );
+      }
       ctx.stdout.write(
         formatPairs([
           ['pods', `${stats.pods} (${stats.livePods} live)`],
@@ -69,6 +75,8 @@ export function registerStatsCommands(program: Command, ctx: CliContext): void {
       ctx.stdout.write(
         formatTable(view.pods, [
           { header: 'pod', cell: (p) => p.id },
+          // alive | expired (session lapsed) | departed (left; listed until forgotten)
+          { header: 'state', cell: (p) => p.state },
           { header: 'member', cell: (p) => p.member },
           { header: 'alive', cell: (p) => p.alive },
           { header: 'weight', cell: (p) => p.weight },

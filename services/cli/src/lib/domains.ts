@@ -1,5 +1,6 @@
 import { domainKey, UrlError } from '@shardline/url';
 import { InvalidArgumentError } from 'commander';
+import { usageError } from '../errors.js';
 
 /** The domain key of one input line, or why it has none. */
 export type DomainResult = { ok: true; domain: string } | { ok: false; reason: string };
@@ -26,5 +27,12 @@ export function clip(text: string): string {
 export function domainArgument(value: string): string {
   const result = domainOfLine(value.trim());
   if (!result.ok) throw new InvalidArgumentError(`not a domain or URL (${result.reason}).`);
+  return result.domain;
+}
+
+/** {@link domainArgument} for a value checked after parsing: a bad one is a usage error. */
+export function domainOrUsage(value: string): string {
+  const result = domainOfLine(value.trim());
+  if (!result.ok) throw usageError(`not a domain or URL (${result.reason}): ${clip(value)}`);
   return result.domain;
 }

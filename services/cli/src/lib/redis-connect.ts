@@ -73,6 +73,11 @@ function checkUrl(url: string, what: string): string {
   return url;
 }
 
+/** Where the embedded Redis lives: <data-dir>/redis, as `shardline crawl` and `shardline up` put it. */
+export function embeddedRedisDir(flags: RedisFlags): string {
+  return resolve(flags.dataDir ?? DEFAULT_DATA_DIR, 'redis');
+}
+
 /** Picks the Redis to use from flags, environment and the embedded server's port file. */
 export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarget {
   if (flags.redis !== undefined && flags.redisCluster !== undefined) {
@@ -94,8 +99,7 @@ export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarge
   if (env.redisUrl !== undefined) {
     return { kind: 'single', url: checkUrl(env.redisUrl, 'REDIS_URL'), source: 'REDIS_URL' };
   }
-  // The embedded Redis lives in <data-dir>/redis, as `shardline crawl` and `shardline up` put it.
-  const dataDir = resolve(flags.dataDir ?? DEFAULT_DATA_DIR, 'redis');
+  const dataDir = embeddedRedisDir(flags);
   if (findEmbeddedRedis(dataDir) === undefined && !hasEmbeddedData(dataDir)) {
     throw new CliError(
       CliErrorCode.REDIS_UNREACHABLE,

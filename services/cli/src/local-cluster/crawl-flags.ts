@@ -28,6 +28,15 @@ function camel(flag: string): string {
   return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
+/**
+ * The parsed value of `--<flag>`: commander keeps a negated flag (`--no-warc`) under the positive
+ * name (`warc`), `true` unless given; the setting (`noWarc`) is then `true` when it was given.
+ */
+function flagValue(flags: Record<string, unknown>, flag: string): unknown {
+  if (flag.startsWith('no-')) return flags[camel(flag.slice(3))] === false ? true : undefined;
+  return flags[camel(flag)];
+}
+
 function flagError(flag: string, value: string): SettingTextError {
   return (expected) => usageError(`--${flag} must be ${expected}, got ${JSON.stringify(value)}`);
 }
@@ -98,7 +107,7 @@ export function addPodSettingFlags(command: Command): Command {
 export function podOptionsFromFlags(flags: Record<string, unknown>): PodSettingOptions {
   const options: Record<string, unknown> = {};
   for (const [name, setting] of podSettingRows()) {
-    let value = flags[camel(setting.flag)];
+    let value = flagValue(flags, setting.flag);
     if (setting.kind === 'exit') {
       const graceMs = flags[camel(IDLE_GRACE_FLAG)];
       if (graceMs !== undefined && value !== true) {
@@ -172,7 +181,7 @@ export function addCrawlOptions(command: Command): Command {
 export function crawlArgs(flags: Record<string, unknown>): string[] {
   const args: string[] = [];
   for (const { flag, kind } of sharedFlags()) {
-    const value = flags[camel(flag)];
+    const value = flagValue(flags, flag);
     if (value === undefined || value === false) continue;
     if (kind === 'list' || kind === 'patterns') {
       for (const item of value as string[]) args.push(`--${flag}`, item);

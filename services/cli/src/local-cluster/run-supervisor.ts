@@ -55,7 +55,12 @@ export async function runSupervisor(
   const supervisor = new Supervisor({
     command: [process.execPath, SHARDLINE_BIN, 'crawl', ...spec.crawlArgs],
     // The pods get the Redis through the environment, never argv (it may hold a password).
-    env: { ...io.env, REDIS_URL: redisUrl },
+    // WARC files in <data-dir>/warc, as `shardline crawl` keeps them (a flag or WARC_DIR wins).
+    env: {
+      ...io.env,
+      REDIS_URL: redisUrl,
+      WARC_DIR: io.env.WARC_DIR ?? join(spec.dataDir, 'warc'),
+    },
     stdout: io.stdout,
     stderr: io.stderr,
     graceMs: spec.graceMs,

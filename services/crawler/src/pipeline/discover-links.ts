@@ -46,14 +46,20 @@ export class DiscoverLinksStage implements LeaseStage {
       links = this.#o.links.scoped([outcome.redirectTo], lease, rules, bounds);
       // A moved sitemap is still a sitemap.
       if (ctx.sitemapLevel !== undefined) for (const item of links) item.meta = lease.meta;
-    } else if (outcome.status >= 200 && outcome.status < 300 && outcome.body) {
+    } else if (
+      outcome.status >= 200 &&
+      outcome.status < 300 &&
+      outcome.body &&
+      !ctx.skipPageLinks
+    ) {
       links =
         ctx.sitemapLevel === undefined
           ? this.#pageLinks(ctx, outcome, rules)
           : await this.#sitemapLinks(ctx, outcome, ctx.sitemapLevel, rules);
     }
     links.push(...this.#o.links.robotsSitemaps(lease, robots, bounds));
-    ctx.links = links;
+    // After any the page handler enqueued.
+    ctx.links.push(...links);
     if (links.length === 0) return undefined;
     const results = await this.#o.enqueue(links);
     for (const r of results) if (r.status === 'queued') ctx.linksQueued += 1;

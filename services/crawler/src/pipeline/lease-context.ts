@@ -4,6 +4,7 @@
  * A stage reads what earlier stages wrote and adds its own part.
  */
 import type { Lease } from '@shardline/frontier';
+import type { WarcLocation } from '@shardline/warc';
 import { CrawlerError, CrawlerErrorCode } from '../errors.js';
 import type { FetchOutcome } from '../fetcher.js';
 import type { CrawlResult } from '../results.js';
@@ -21,8 +22,10 @@ export type ResultBase = Pick<
 export interface FoundLink {
   url: string;
   depth: number;
-  /** Lease meta (sitemaps). */
+  /** Lease meta (sitemaps, tags). */
   meta?: string;
+  /** Frontier priority (a handler's `ctx.enqueue`). */
+  priority?: number;
 }
 
 /** One lease on its way through the pipeline. */
@@ -39,6 +42,10 @@ export interface LeaseContext {
   pass?: GatePass;
   /** The page's fetch outcome (fetch stage). */
   outcome?: FetchOutcome;
+  /** Where the response was archived (archive stage), for the result. */
+  warc?: WarcLocation;
+  /** The page handler called `ctx.skipLinks()`: no default link extraction for this page. */
+  skipPageLinks?: boolean;
   /** URLs found (links, redirect target, sitemaps), in the order they were enqueued. */
   links: FoundLink[];
   /** How many of `links` the frontier queued (not duplicates, rejects or over the cap). */

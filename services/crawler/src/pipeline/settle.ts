@@ -20,6 +20,7 @@ import type { CrawlOutcome, ResultSink } from '../results.js';
 import { type LeaseContext, required } from './lease-context.js';
 import { durationOf, fetchFields, unfetched } from './result-fields.js';
 import type { Settlement } from './stage.js';
+import { leaseValidators, type Revalidation, revalidate } from './validators.js';
 
 /**
  * Shortest hold of a host waiting for its robots.txt retry: a pod whose clock runs ahead of
@@ -32,7 +33,7 @@ const MAX_MESSAGE = 300;
 /** One lease completion, as the frontier's `completeMany` takes it. */
 export interface CompleteItem {
   lease: Lease;
-  result: { status: number; bytes: number; durationMs: number; links: number };
+  result: { status: number; bytes: number; durationMs: number; links: number } & Revalidation;
 }
 
 /** Options of {@link Settler}. */
@@ -84,6 +85,7 @@ export class Settler {
           bytes: outcome.bytes,
           durationMs: durationOf(outcome),
           links: ctx.links.length,
+          ...revalidate(leaseValidators(ctx.lease), outcome),
         },
       },
     ]);
@@ -96,11 +98,13 @@ export class Settler {
       result = 'lost';
       counters.lost += 1;
     } else counters.fetched += 1;
+    if (outcome.status === 304) counters.notModified += 1;
     if (outcome.status >= 400) counters.countError(`http-${outcome.status}`);
     this.#o.results.write({
       ...ctx.base,
       outcome: result,
       ...fetchFields(outcome),
+      ...warcFields(ctx),
       links: ctx.links.length,
       linksQueued: ctx.linksQueued,
       ...(bounds.length > 0 ? { bounds: bounds.join(',') } : {}),
@@ -120,6 +124,8 @@ export class Settler {
       sent: why.sent ?? true,
     };
     if (outcome?.retryAfterMs !== undefined) fail.retryAfterMs = Math.round(outcome.retryAfterMs);
+    // Feeds the adaptive delay: a slow 5xx or timeout raises it more than a quick one.
+    if (outcome) fail.durationMs = durationOf(outcome);
     let result: CrawlOutcome;
     let errorCode = why.code;
     let message = why.message;
@@ -222,5 +228,11 @@ export class Settler {
 
 /** The fetch fields of a result: from the outcome when there is one, else "nothing sent". */
 function resultFields(ctx: LeaseContext, outcome: FetchOutcome | undefined) {
-  return outcome ? fetchFields(outcome) : unfetched(ctx.base);
+  return outcome ? { ...fetchFields(outcome), ...warcFields(ctx) } : unfetched(ctx.base);
+}
+
+/** Where the response was archived, when it was. */
+function warcFields(ctx: LeaseContext) {
+  const warc = ctx.warc;
+  return warc ? { warcFile: warc.file, warcOffset: warc.offset, warcLength: warc.length } : {};
 }

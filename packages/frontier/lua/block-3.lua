@@ -1,0 +1,43 @@
+--[[
+  block: an operator keeps a host, or a whole domain, from being asked until a time
+  (URLFrontier's BlockQueueUntil; `shardline pause --until`). Unlike pause it ends by
+  itself; the blocked hosts wait in their owner's due index until then. The time lives
+  in the domain's keys, so it survives restarts and moves with the domain.
+
+  KEYS[1] domain hash  R..'d'
+  KEYS[2] hosts set    R..'H'
+  KEYS[3] key root     R
+  ARGV[1] host, or '' for the whole domain (field 'bu' of the domain hash)
+  ARGV[2] blocked until (Redis ms); 0 lifts the block
+  ARGV[3] default concurrency
+
+  Returns { host1, seq1, score1, ... }: the re-scored host, or every host of the domain.
+  Side effects: 'bu' of the host state or the domain hash; host seqs; a blocked host
+  joins the domain's hosts set.
+]]
+--@include "time"
+--@include "host"
+
+local dkey, hosts_key, root = KEYS[1], KEYS[2], KEYS[3]
+local host, untilMs = ARGV[1], tonumber(ARGV[2])
+local target = dkey
+if host ~= '' then
+  target = hkey(root, host, 's')
+  redis.call('SADD', hosts_key, host)
+end
+if untilMs > 0 then
+  redis.call('HSET', target, 'bu', fmt(untilMs))
+else
+  redis.call('HDEL', target, 'bu')
+end
+local hosts = { host }
+if host == '' then hosts = redis.call('SMEMBERS', hosts_key) end
+local paused = is_paused(dkey)
+local reply = {}
+for _, h in ipairs(hosts) do
+  local seq, score = host_schedule(root, h, paused, tonumber(ARGV[3]))
+  reply[#reply + 1] = h
+  reply[#reply + 1] = seq
+  reply[#reply + 1] = score
+end
+return reply

@@ -1,0 +1,84 @@
+/**
+ * Reading archives back, through `warcio`'s parser and indexer: a CDXJ index of WARC files
+ * (the format pywb and other replay tools read); and one record at a known offset, read with
+ * node:zlib and returned byte for byte as stored.
+ */
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { CDXIndexer } from 'warcio';
+import { WarcError, WarcErrorCode } from './errors.js';
+
+/** Writes the CDXJ lines of `paths` (in file order) to `write`; returns how many were written. */
+export async function writeCdxj(paths: string[], write: (line: string) => void): Promise<number> {
+  const indexer = new CDXIndexer({ format: 'cdxj' });
+  const files = paths.map((path) => ({ filename: basename(path), reader: createReadStream(path) }));
+  let lines = 0;
+  for await (const entry of indexer.iterIndex(files)) {
+    write(indexer.serialize(entry));
+    lines += 1;
+  }
+  return lines;
+}
+
+/** One record read back, as stored. */
+export interface ReadRecord {
+  /** `WARC-Type`. */
+  type: string;
+  /** The WARC head, as written (status line and fields, CRLF-separated, no blank line). */
+  warcHead: string;
+  /** The record block: for request/response the HTTP head and the payload, as received. */
+  block: Buffer;
+  /** The whole record, head, block and the closing CRLF CRLF. */
+  bytes: Buffer;
+}
+
+/** Longest WARC head accepted before giving up on finding its end. */
+const MAX_HEAD_BYTES = 64 * 1024;
+
+/**
+ * Reads the record that starts at `offset` of `path` — a gzip member (`.warc.gz`) or a plain
+ * record — and stops after it.
+ */
+export async function readRecordAt(path: string, offset: number): Promise<ReadRecord> {
+  const source = createReadStream(path, { start: offset });
+  const gzipped = path.endsWith('.gz');
+  const stream = gzipped ? source.pipe(createGunzip()) : source;
+  const chunks: Buffer[] = [];
+  let have = 0;
+  let total: number | undefined;
+  let head: string | undefined;
+  const fail = (why: string, cause?: unknown) =>
+    new WarcError(WarcErrorCode.NO_RECORD, `${path}:${offset}: ${why}`, cause);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      have += chunk.length;
+      if (total === undefined) {
+        const sofar = Buffer.concat(chunks);
+        const end = sofar.indexOf('\r\n\r\n');
+        if (end < 0) {
+          if (have > MAX_HEAD_BYTES) throw fail('no WARC head there');
+          continue;
+        }
+        head = sofar.subarray(0, end).toString('utf8');
+        const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1];
+        if (!head.startsWith('WARC/') || length === undefined) throw fail('no WARC head there');
+        total = end + 4 + Number(length) + 4;
+      }
+      if (have >= total) break;
+    }
+  } catch (error) {
+    if (error instanceof WarcError) throw error;
+    throw fail(`not the start of a record (${(error as Error).message})`, error);
+  } finally {
+    source.destroy();
+  }
+  if (total === undefined || head === undefined || have < total) {
+    throw fail('the file ends inside the record');
+  }
+  const bytes = Buffer.concat(chunks).subarray(0, total);
+  const type = /\r\nwarc-type:\s*(\S+)/i.exec(head)?.[1] ?? '';
+  const blockStart = Buffer.byteLength(head) + 4;
+  return { type, warcHead: head, block: bytes.subarray(blockStart, total - 4), bytes };
+}

@@ -1,0 +1,221 @@
+/**
+ * Appends WARC records to a pod's own `.warc.gz` files: one gzip member per record, a
+ * `warcinfo` record first in every file, files rotated at `maxFileBytes` and on close. A file
+ * being written is named `….warc.gz.open` and renamed when closed, so a reader never sees half
+ * a file. Opening the writer first repairs the pod's own `.open` files a crash left (at most one
+ * partial record each, truncated) and closes them.
+ */
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { invalidOption, WarcError, WarcErrorCode } from './errors.js';
+import { isOwnOpenFile, OPEN_SUFFIX, warcFileName } from './file-names.js';
+import { exchangeRecords, type WarcExchange, warcinfoRecord } from './records.js';
+import { type RepairReport, repairFile } from './repair.js';
+
+type FileHandle = Awaited<ReturnType<typeof open>>;
+
+/** Options of {@link WarcWriter}. */
+export interface WarcWriterOptions {
+  /** Directory of the WARC files (created if missing). */
+  dir: string;
+  /** This pod's id, part of every file name. */
+  pod: string;
+  /** First part of every file name. @default 'shardline' */
+  prefix?: string;
+  /** A file is closed once the next record would take it past this size. @default 1073741824 (1 GiB) */
+  maxFileBytes?: number;
+  /** Fields of the `warcinfo` record that opens every file (software, user agent, robots policy…). */
+  info?: Record<string, string>;
+}
+
+/** Where a record was written: one seek and one gzip member read it back. */
+export interface WarcLocation {
+  /** File name (in `dir`), as it is once closed. */
+  file: string;
+  offset: number;
+  length: number;
+}
+
+/** Counters since the writer was opened. */
+export interface WarcWriterStats {
+  records: number;
+  /** Compressed bytes written. */
+  bytes: number;
+  filesClosed: number;
+  /** Writes that failed (each one also rejected its `write`). */
+  errors: number;
+  /** Files repaired at open: partial records truncated, then closed. */
+  repaired: RepairReport[];
+}
+
+interface OpenFile {
+  name: string;
+  handle: FileHandle;
+  size: number;
+}
+
+const FILE_PREFIX = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Writes request/response pairs into rotating WARC files; see the file comment. */
+export class WarcWriter {
+  readonly #dir: string;
+  readonly #pod: string;
+  readonly #prefix: string;
+  readonly #maxFileBytes: number;
+  readonly #info: Record<string, string>;
+  #current: OpenFile | undefined;
+  #serial = 0;
+  // Appends run one at a time in call order, so offsets are exact and records never interleave.
+  #tail: Promise<unknown> = Promise.resolve();
+  #closed = false;
+  readonly #stats: WarcWriterStats = {
+    records: 0,
+    bytes: 0,
+    filesClosed: 0,
+    errors: 0,
+    repaired: [],
+  };
+
+  private constructor(options: WarcWriterOptions) {
+    if (typeof options.dir !== 'string' || options.dir === '') {
+      throw invalidOption('dir', options.dir, 'a directory path');
+    }
+    if (typeof options.pod !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(options.pod)) {
+      throw invalidOption('pod', options.pod, '1-128 characters of [A-Za-z0-9._:-]');
+    }
+    const prefix = options.prefix ?? 'shardline';
+    if (typeof prefix !== 'string' || !FILE_PREFIX.test(prefix)) {
+      throw invalidOption('prefix', prefix, '1-64 characters of [A-Za-z0-9._-]');
+    }
+    const max = options.maxFileBytes ?? 2 ** 30;
+    if (!Number.isSafeInteger(max) || max < 1) {
+      throw invalidOption('maxFileBytes', max, 'a positive integer');
+    }
+    this.#dir = options.dir;
+    this.#pod = options.pod;
+    this.#prefix = prefix;
+    this.#maxFileBytes = max;
+    this.#info = options.info ?? {};
+  }
+
+  /** Creates the directory, repairs and closes this pod's unfinished files, and returns a writer. */
+  static async open(options: WarcWriterOptions): Promise<WarcWriter> {
+    const writer = new WarcWriter(options);
+    await io(`cannot open WARC directory ${writer.#dir}`, async () => {
+      await mkdir(writer.#dir, { recursive: true });
+      for (const name of await readdir(writer.#dir)) {
+        if (!isOwnOpenFile(name, writer.#prefix, writer.#pod)) continue;
+        const path = join(writer.#dir, name);
+        const report = await repairFile(path);
+        writer.#stats.repaired.push(report);
+        if (report.bytesAfter === 0) await rm(path);
+        else await rename(path, path.slice(0, -OPEN_SUFFIX.length));
+      }
+    });
+    return writer;
+  }
+
+  /** The directory written to. */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  stats(): WarcWriterStats {
+    return { ...this.#stats, repaired: [...this.#stats.repaired] };
+  }
+
+  /**
+   * Archives one exchange as a response record followed by its request record; resolves, once
+   * both are handed to the OS, with where the response record is.
+   */
+  async write(exchange: WarcExchange): Promise<WarcLocation> {
+    if (this.#closed) throw new WarcError(WarcErrorCode.CLOSED, 'WarcWriter is closed');
+    // Built and compressed outside the queue: only the append itself is serialised.
+    const [response, request] = await exchangeRecords(exchange);
+    return this.#enqueue(() => this.#append(response, request));
+  }
+
+  /** Closes the current file (renamed without `.open`); later writes are refused. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#enqueue(() => this.#closeCurrent());
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(task);
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #append(response: Buffer, request: Buffer): Promise<WarcLocation> {
+    try {
+      const needed = response.length + request.length;
+      let file = this.#current;
+      if (file && file.size + needed > this.#maxFileBytes) {
+        await this.#closeCurrent();
+        file = undefined;
+      }
+      file ??= await this.#openNext();
+      const offset = file.size;
+      // One call for the pair: a crash cuts at most the last member, which repair removes.
+      await writeAll(file.handle, [response, request], offset);
+      file.size += needed;
+      this.#stats.records += 2;
+      this.#stats.bytes += needed;
+      return { file: file.name, offset, length: response.length };
+    } catch (error) {
+      this.#stats.errors += 1;
+      if (error instanceof WarcError) throw error;
+      throw new WarcError(
+        WarcErrorCode.IO,
+        `WARC write failed: ${(error as Error).message}`,
+        error,
+      );
+    }
+  }
+
+  async #openNext(): Promise<OpenFile> {
+    const name = warcFileName(this.#prefix, this.#pod, Date.now(), this.#serial++);
+    const handle = await open(join(this.#dir, name + OPEN_SUFFIX), 'wx');
+    const info = await warcinfoRecord(name, this.#info);
+    await writeAll(handle, [info], 0);
+    this.#stats.bytes += info.length;
+    this.#stats.records += 1;
+    this.#current = { name, handle, size: info.length };
+    return this.#current;
+  }
+
+  async #closeCurrent(): Promise<void> {
+    const file = this.#current;
+    if (!file) return;
+    this.#current = undefined;
+    await io(`cannot close WARC file ${file.name}`, async () => {
+      await file.handle.sync();
+      await file.handle.close();
+      const path = join(this.#dir, file.name);
+      await rename(path + OPEN_SUFFIX, path);
+    });
+    this.#stats.filesClosed += 1;
+  }
+}
+
+async function writeAll(handle: FileHandle, buffers: Buffer[], position: number): Promise<void> {
+  const total = buffers.reduce((sum, b) => sum + b.length, 0);
+  let written = (await handle.writev(buffers, position)).bytesWritten;
+  if (written === total) return;
+  // A short write (rare, large buffers) goes on where it stopped.
+  const all = Buffer.concat(buffers);
+  while (written < total) {
+    const { bytesWritten } = await handle.write(all, written, total - written, position + written);
+    written += bytesWritten;
+  }
+}
+
+async function io<T>(what: string, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    throw new WarcError(WarcErrorCode.IO, `${what}: ${(error as Error).message}`, error);
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * `shardline warc index FILE…` prints a CDXJ index of WARC files (what pywb and other replay
+ * tools read: SURT key, timestamp, JSON with url, mime, status, digest, offset, length,
+ * filename); `shardline warc get FILE:OFFSET` prints the one record at that offset (a result's
+ * `warcFile` and `warcOffset`) as stored, decompressed.
+ */
+import { existsSync } from 'node:fs';
+import { readRecordAt, WarcError, writeCdxj } from '@shardline/warc';
+import type { Command } from 'commander';
+import { CliError, CliErrorCode } from '../errors.js';
+
+/** Registers `shardline warc index` and `shardline warc get`. */
+export function registerWarcCommands(program: Command): void {
+  const warc = program.command('warc').description('read the WARC files a crawl wrote');
+  warc
+    .command('index')
+    .description('print a CDXJ index (pywb format) of WARC files on stdout')
+    .argument('<files...>', '.warc.gz (or .warc) files')
+    .action(async (files: string[]) => {
+      for (const file of files) readable(file);
+      try {
+        await writeCdxj(files, (line) => process.stdout.write(line));
+      } catch (error) {
+        throw new CliError(CliErrorCode.IO, `cannot index ${files.join(' ')}: ${message(error)}`);
+      }
+    });
+  warc
+    .command('get')
+    .description('print the record at FILE:OFFSET (a result’s warcFile:warcOffset) as stored')
+    .argument('<location>', 'FILE:OFFSET')
+    .action(async (location: string) => {
+      const match = /^(.+):(\d+)$/.exec(location);
+      if (!match) {
+        throw new CliError(
+          CliErrorCode.USAGE,
+          `warc get: expected FILE:OFFSET (e.g. shardline-….warc.gz:1234), got "${location}"`,
+        );
+      }
+      const file = readable(match[1]!);
+      try {
+        const record = await readRecordAt(file, Number(match[2]));
+        process.stdout.write(record.bytes);
+      } catch (error) {
+        const code = error instanceof WarcError ? CliErrorCode.INPUT : CliErrorCode.IO;
+        throw new CliError(code, message(error));
+      }
+    });
+}
+
+function readable(file: string): string {
+  if (!existsSync(file)) {
+    throw new CliError(CliErrorCode.IO, `cannot read ${file}: no such file`);
+  }
+  return file;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WarcWriter } from '@shardline/warc';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasStackTrace, runCli } from './run-cli.js';
+
+let dir: string;
+let file: string;
+let offsets: number[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'warc-cli-'));
+  const writer = await WarcWriter.open({ dir, pod: 'cli' });
+  offsets = [];
+  for (const path of ['/a', '/b']) {
+    const at = await writer.write({
+      url: `http://example.test${path}`,
+      sentAtMs: Date.parse('2026-03-04T05:06:07Z'),
+      request: { headers: [['user-agent', 'shardline/0.1']] },
+      response: {
+        status: 200,
+        statusText: 'OK',
+        headers: [['Content-Type', 'text/html']],
+        body: Buffer.from(`<p>${path}</p>`),
+      },
+    });
+    offsets.push(at.offset);
+    file = join(dir, at.file);
+  }
+  await writer.close();
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('shardline warc', () => {
+  it('index prints one CDXJ line per response, as pywb reads them', async () => {
+    const { code, stdout } = await runCli(['warc', 'index', file]);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^test,example\)\/a 20260304050607 \{/);
+    const json = JSON.parse(lines[1]!.slice(lines[1]!.indexOf('{')));
+    expect(json).toMatchObject({
+      url: 'http://example.test/b',
+      mime: 'text/html',
+      status: '200',
+      offset: String(offsets[1]),
+    });
+  });
+
+  it('get prints the record at FILE:OFFSET as stored', async () => {
+    const { code, stdout } = await runCli(['warc', 'get', `${file}:${offsets[1]}`]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^WARC\/1\.1\r\n/);
+    expect(stdout).toContain('WARC-Target-URI: http://example.test/b\r\n');
+    expect(stdout).toContain('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>/b</p>\r\n\r\n');
+    expect(stdout).not.toContain('/a');
+  });
+
+  it('refuses a bad location or offset in one line', async () => {
+    const bad = await runCli(['warc', 'get', file]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('expected FILE:OFFSET');
+    const off = await runCli(['warc', 'get', `${file}:${offsets[1]! + 1}`]);
+    expect(off.code).toBe(1);
+    expect(off.stderr).toContain(`${file}:${offsets[1]! + 1}`);
+    expect(off.stderr.trim().split('\n')).toHaveLength(1);
+    expect(hasStackTrace(off.stderr)).toBe(false);
+    const missing = await runCli(['warc', 'index', join(dir, 'nope.warc.gz')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no such file');
+  });
+});

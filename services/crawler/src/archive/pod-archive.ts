@@ -1,0 +1,113 @@
+/**
+ * The pod's WARC archive: one `WarcWriter` in the pod's WARC directory, opened (and this pod's
+ * unfinished files repaired) when the pod starts, closed when it stops. Pages are archived by
+ * the pipeline's archive stage before their lease completes; robots.txt requests are archived
+ * as they happen, and a stop waits for those writes.
+ */
+import type { DnsCache } from '@shardline/dns';
+import { type WarcLocation, WarcWriter, type WarcWriterStats } from '@shardline/warc';
+import type { Logger } from 'pino';
+import type { FetchOutcome } from '../fetch-types.js';
+import { exchangeOf } from './exchange.js';
+
+/** Options of {@link PodArchive}. */
+export interface PodArchiveOptions {
+  dir: string;
+  pod: string;
+  maxFileBytes: number;
+  /** Fields of every file's `warcinfo` record. */
+  info: Record<string, string>;
+  requestHeaders: Array<[string, string]>;
+  /** Where the address a host resolved to comes from (`WARC-IP-Address`). */
+  dns: Pick<DnsCache, 'resolve'>;
+  logger: Logger;
+}
+
+/** Counters of the archive. */
+export interface ArchiveStats extends Omit<WarcWriterStats, 'repaired'> {
+  dir: string;
+  /** Files this pod repaired at start (a crash had left them open). */
+  repairedFiles: number;
+}
+
+/** The pod's WARC output; see the file comment. */
+export class PodArchive {
+  readonly #o: PodArchiveOptions;
+  #writer: WarcWriter | undefined;
+  readonly #background = new Set<Promise<unknown>>();
+  #backgroundErrors = 0;
+
+  constructor(options: PodArchiveOptions) {
+    this.#o = options;
+  }
+
+  /** Opens the writer: repairs and closes this pod's unfinished files first. */
+  async start(): Promise<void> {
+    if (this.#writer) return;
+    this.#writer = await WarcWriter.open({
+      dir: this.#o.dir,
+      pod: this.#o.pod,
+      maxFileBytes: this.#o.maxFileBytes,
+      info: this.#o.info,
+    });
+    for (const report of this.#writer.stats().repaired) {
+      this.#o.logger.warn(report, 'WARC file left open by a crash: repaired and closed');
+    }
+  }
+
+  /**
+   * Archives the fetch as a response + request pair; resolves with where the response record
+   * is, or `undefined` when there was no response to archive. Rejects when the write failed.
+   */
+  async archive(outcome: FetchOutcome): Promise<WarcLocation | undefined> {
+    const writer = this.#writer;
+    if (!writer) throw new Error('PodArchive.archive before start()');
+    const ip = await this.#addressOf(outcome.url);
+    const exchange = exchangeOf(outcome, this.#o.requestHeaders, ip);
+    if (!exchange) return undefined;
+    return writer.write(exchange);
+  }
+
+  /** Archives a fetch no lease waits for (robots.txt); a failure is logged and counted. */
+  archiveInBackground(outcome: FetchOutcome): void {
+    if (!this.#writer) return;
+    const write = this.archive(outcome).catch((error: unknown) => {
+      this.#backgroundErrors += 1;
+      this.#o.logger.error({ err: error, url: outcome.url }, 'WARC write failed');
+    });
+    this.#background.add(write);
+    void write.finally(() => this.#background.delete(write));
+  }
+
+  /** Waits for background writes, then closes the current file. */
+  async close(): Promise<void> {
+    while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
+    await this.#writer?.close();
+  }
+
+  stats(): ArchiveStats {
+    const { repaired, ...rest } = this.#writer?.stats() ?? {
+      records: 0,
+      bytes: 0,
+      filesClosed: 0,
+      errors: 0,
+      repaired: [],
+    };
+    return {
+      dir: this.#o.dir,
+      ...rest,
+      errors: rest.errors + this.#backgroundErrors,
+      repairedFiles: repaired.length,
+    };
+  }
+
+  async #addressOf(url: string): Promise<string | undefined> {
+    try {
+      const [first] = await this.#o.dns.resolve(new URL(url).hostname.replace(/^\[|\]$/g, ''));
+      return first?.address;
+    } catch {
+      // The fetch got an answer, so the name resolved; a refusal now leaves the field out.
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Stage 7, page handler: runs the user's handler (`--handler FILE` or the pod option
+ * `pageHandler`) on a fetched 2xx page — after its response is archived, with the host's send
+ * gate slot already free (the fetch stage closed it when the response ended). What the handler
+ * pushes and enqueues takes effect only when it returns; one that throws or runs past
+ * `handlerTimeoutMs` fails the lease with `SHARDLINE_ERR_HANDLER` (retried, dead-lettered after
+ * the retries) and its items and URLs are dropped, so a retry does not duplicate them.
+ */
+import type { EnqueueResult } from '@shardline/frontier';
+import type { Logger } from 'pino';
+import { CrawlOutcomeCode } from '../errors.js';
+import { checkItem, type ItemRecord, MAX_ITEMS_PER_PAGE } from '../handlers/items.js';
+import {
+  type EnqueueOptions,
+  type HandlerContext,
+  Page,
+  type PageHandler,
+  tagsMeta,
+} from '../handlers/page-api.js';
+import type { ResultSink } from '../results.js';
+import { type FoundLink, type LeaseContext, required } from './lease-context.js';
+import type { LinkFilter } from './link-filter.js';
+import type { LeaseStage, Settlement } from './stage.js';
+
+/** Options of {@link HandlerStage}. */
+export interface HandlerStageOptions {
+  /** The handler (loaded when the pod starts, so a getter). */
+  handler: () => PageHandler;
+  timeoutMs: number;
+  pod: string;
+  items: Pick<ResultSink<ItemRecord>, 'write'>;
+  links: Pick<LinkFilter, 'scoped'>;
+  enqueue: (items: FoundLink[]) => Promise<EnqueueResult[]>;
+  counters: { items: number; handlerErrors: number };
+  logger: Logger;
+}
+
+interface Requested {
+  urls: string[];
+  priority: number;
+  meta: string;
+}
+
+/** Runs the page handler; see the file comment. */
+export class HandlerStage implements LeaseStage {
+  readonly name = 'page-handler';
+  readonly #o: HandlerStageOptions;
+
+  constructor(options: HandlerStageOptions) {
+    this.#o = options;
+  }
+
+  async run(ctx: LeaseContext): Promise<Settlement | undefined> {
+    const outcome = required(ctx.outcome, 'fetch outcome', this.name);
+    if (ctx.sitemapLevel !== undefined || outcome.status < 200 || outcome.status >= 300) {
+      return undefined;
+    }
+    const { lease } = ctx;
+    const page = new Page(outcome, lease.depth, lease.meta);
+    const items: ItemRecord[] = [];
+    const requested: Requested[] = [];
+    let skip = false;
+    const api: HandlerContext = {
+      push: (item) => {
+        if (items.length >= MAX_ITEMS_PER_PAGE) {
+          throw new RangeError(`ctx.push: at most ${MAX_ITEMS_PER_PAGE} items per page`);
+        }
+        items.push({ url: lease.url, pod: this.#o.pod, atMs: Date.now(), item: checkItem(item) });
+      },
+      enqueue: (urls, options: EnqueueOptions = {}) => {
+        const list = typeof urls === 'string' ? [urls] : [...urls];
+        requested.push({
+          urls: list.map((url) => absolute(url, page.url)),
+          priority: options.priority ?? 0,
+          meta: options.tags ? tagsMeta(options.tags) : lease.meta,
+        });
+      },
+      skipLinks: () => {
+        skip = true;
+      },
+      log: this.#o.logger.child({ url: lease.url }),
+    };
+    try {
+      await withTimeout(Promise.resolve(this.#o.handler()(page, api)), this.#o.timeoutMs);
+    } catch (error) {
+      this.#o.counters.handlerErrors += 1;
+      return {
+        kind: 'fail',
+        retryable: true,
+        code: CrawlOutcomeCode.HANDLER,
+        message: `page handler: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    for (const item of items) this.#o.items.write(item);
+    this.#o.counters.items += items.length;
+    ctx.skipPageLinks = skip;
+    await this.#enqueue(ctx, requested);
+    return undefined;
+  }
+
+  async #enqueue(ctx: LeaseContext, requested: Requested[]): Promise<void> {
+    const rules = required(ctx.robots, 'robots answer', this.name).robots;
+    const found: FoundLink[] = [];
+    for (const group of requested) {
+      for (const link of this.#o.links.scoped(group.urls, ctx.lease, rules, ctx.bounds)) {
+        found.push({ ...link, priority: group.priority, meta: group.meta });
+      }
+    }
+    if (found.length === 0) return;
+    const results = await this.#o.enqueue(found);
+    ctx.links.push(...found);
+    for (const r of results) if (r.status === 'queued') ctx.linksQueued += 1;
+  }
+}
+
+/** `url` resolved against the page; left as given when it cannot be (the scope then refuses it). */
+function absolute(url: string, base: string): string {
+  return typeof url === 'string' && URL.canParse(url, base) ? new URL(url, base).href : String(url);
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`exceeded handlerTimeoutMs (${ms} ms)`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
