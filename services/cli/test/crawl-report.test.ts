@@ -45,6 +45,7 @@ describe('crawl failure reporting', () => {
     expect(failed[0]).toContain('--allow-private-addresses');
     expect(result.stderr).toContain('127.0.0.1: 10 failures with SHARDLINE_ERR_FETCH_DNS_REFUSED');
     expect(result.stderr).toMatch(/crawl summary: 0 pages/);
+    expect(result.stderr).toContain('no contact URL: set --contact-url / CONTACT_URL');
     expect(result.stderr).toMatch(
       new RegExp(
         `SHARDLINE_ERR_FETCH_DNS_REFUSED  12  e\\.g\\. http://127\\.0\\.0\\.1:${port}/p\\d+`,

@@ -75,6 +75,12 @@ export async function runPod(o: RunPodOptions): Promise<PodStats> {
     redis.disconnect();
     throw error;
   }
+  if (!o.settings.contactUrl) {
+    // Crawler etiquette: a site's operator should be able to reach the crawler's.
+    logger.warn(
+      'no contact URL: set --contact-url / CONTACT_URL so the sites you crawl can reach you (it goes in the User-Agent)',
+    );
+  }
   const stopping = new AbortController();
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {

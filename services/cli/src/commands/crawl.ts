@@ -51,6 +51,23 @@ interface CrawlFlags {
   logLevel?: string;
 }
 
+/** The exit statuses and outputs of `shardline crawl` (the same table is in README.md). */
+const CRAWL_HELP_AFTER = `
+Output: logs on stderr (a failed URL once per host and error code, then at 10, 100, 1000…
+failures); a progress line on a terminal; at the end a summary on stderr (pages, bytes, rate,
+errors by code with an example URL, dead letters, robots, hosts still held; --json: none) and
+one JSON line on stdout (the pod's stats plus "summary").
+
+Exit status:
+  0   the crawl ran (stopped by a signal, /drain or --exit-when-idle) and fetched something,
+      or no seeds were given
+  1   seeds were given and nothing could be fetched (SHARDLINE_ERR_CLI_NOTHING_FETCHED); Redis
+      unreachable at start (REDIS_CONNECT_TIMEOUT_MS); the embedded redis-server failed; seeding
+      stopped part-way; a stop that outlived stop grace + 5 s
+  2   usage: a bad flag, option value or environment variable
+  70  internal error (a bug: SHARDLINE_DEBUG=1 prints the stack)
+`;
+
 /** Registers `shardline crawl`. */
 export function registerCrawlCommand(program: Command): void {
   const { redisUrl, redisClusterNodes, healthPort, logLevel, redisConnectTimeoutMs } =
@@ -78,6 +95,7 @@ export function registerCrawlCommand(program: Command): void {
     .option('--progress', 'print a live progress line on stderr (default: when stderr is a TTY)')
     .option('--json', 'no human summary on stderr at the end (the JSON line on stdout stays)')
     .option(`--${logLevel.flag} <level>`, settingHelp(logLevel));
+  command.addHelpText('after', CRAWL_HELP_AFTER);
   addPodSettingFlags(command).action(
     async (seeds: string[], flags: CrawlFlags & Record<string, unknown>) => {
       await runCrawl(seeds, flags);

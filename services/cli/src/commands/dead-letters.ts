@@ -8,6 +8,7 @@ import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { allDomainsWithDeadLetters, domainsWithDeadLetters } from '../lib/dead-letter-domains.js';
 import { redisNowMs } from '../lib/domain-detail.js';
+import { domainArgument } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
 import { integerIn } from '../lib/parse.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
@@ -27,7 +28,11 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
       .description(
         "list a domain's dead letters (newest first), or the domains that have any; --requeue puts them back in the queues",
       )
-      .argument('[domain]', 'the domain key; without it: every domain with dead letters')
+      .argument(
+        '[domain]',
+        'the domain key; without it: every domain with dead letters',
+        domainArgument,
+      )
       .addOption(
         new Option(
           '--limit <n>',

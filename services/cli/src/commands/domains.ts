@@ -7,6 +7,7 @@ import { DOMAIN_SORTS, type DomainSort } from '@shardline/api';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { readDomainDetail } from '../lib/domain-detail.js';
+import { domainArgument } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
 import { integerIn } from '../lib/parse.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
@@ -87,7 +88,7 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
       .description(
         'one domain: queue depth, owner pod, paused, per host the next allowed time, effective delay and what sets it, robots state; recent results',
       )
-      .argument('<name>', 'the domain key (registrable domain, e.g. bbc.co.uk)')
+      .argument('<name>', 'the domain key (registrable domain, e.g. bbc.co.uk)', domainArgument)
       .addOption(
         new Option('--hosts <n>', 'hosts shown in detail')
           .argParser(integerIn(1, 1000))

@@ -9,6 +9,7 @@ import { domainKey } from '@shardline/url';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { domainOrUsage } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
 
@@ -62,7 +63,7 @@ export function registerPauseCommands(program: Command, ctx: CliContext): void {
           'pause --host needs --until TIME: a host is blocked until a time.',
         );
       }
-      const domain = flags.host ? domainKey(target) : target;
+      const domain = flags.host ? domainKey(target) : domainOrUsage(target);
       await withSession(flags, async ({ reader, frontier, ownership }) => {
         await reader.requireDomain(domain);
         // Resuming and blocks re-score the domain's hosts in their owner's due index.

@@ -1,4 +1,6 @@
 import { domainKey, UrlError } from '@shardline/url';
+import { InvalidArgumentError } from 'commander';
+import { usageError } from '../errors.js';
 
 /** The domain key of one input line, or why it has none. */
 export type DomainResult = { ok: true; domain: string } | { ok: false; reason: string };
@@ -16,4 +18,21 @@ export function domainOfLine(text: string): DomainResult {
 /** Cuts a bad input line for an error message so a huge line cannot flood the terminal. */
 export function clip(text: string): string {
   return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+}
+
+/**
+ * Commander parser of a domain argument: the frontier's domain key of a host or URL, so
+ * `LOOP.TEST`, `loop.test.`, `www.loop.test` and `https://loop.test/x` all name `loop.test`.
+ */
+export function domainArgument(value: string): string {
+  const result = domainOfLine(value.trim());
+  if (!result.ok) throw new InvalidArgumentError(`not a domain or URL (${result.reason}).`);
+  return result.domain;
+}
+
+/** {@link domainArgument} for a value checked after parsing: a bad one is a usage error. */
+export function domainOrUsage(value: string): string {
+  const result = domainOfLine(value.trim());
+  if (!result.ok) throw usageError(`not a domain or URL (${result.reason}): ${clip(value)}`);
+  return result.domain;
 }
