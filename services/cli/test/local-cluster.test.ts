@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { sourceEnv } from '../../../test/helpers/source-runtime.js';
+import { findEmbeddedRedis } from '../src/embedded-redis.js';
 import { type ClusterFile, isAlive } from '../src/local-cluster/control-file.js';
 import { CLI, hasStackTrace } from './run-cli.js';
 import { runCliWith } from './run-cli-with.js';
@@ -218,13 +219,10 @@ describe('local cluster in the foreground', () => {
     const exited = new Promise<number | null>((done) => up.once('close', (code) => done(code)));
     // A supervisor, an embedded Redis and a pod, each a Node process starting from the sources:
     // 24 s measured on a 2-core machine under load 15.
-    await until(
-      () => (stderr.includes('local cluster up: 1 pod(s)') ? true : undefined),
-      90_000,
-    );
+    await until(() => (stderr.includes('local cluster up: 1 pod(s)') ? true : undefined), 90_000);
     const file = cluster(dataDir)!;
     expect(file.redis.embedded).toBe(true);
-    const port = Number(readFileSync(join(dataDir, 'redis', 'redis.port'), 'utf8'));
+    const port = findEmbeddedRedis(join(dataDir, 'redis'))?.port ?? 0;
     expect(file.redis.url).toBe(`redis://127.0.0.1:${port}`);
     const client = new Redis(file.redis.url);
     try {
