@@ -218,10 +218,7 @@ describe('local cluster in the foreground', () => {
     const exited = new Promise<number | null>((done) => up.once('close', (code) => done(code)));
     // A supervisor, an embedded Redis and a pod, each a Node process starting from the sources:
     // 24 s measured on a 2-core machine under load 15.
-    await until(
-      () => (stderr.includes('local cluster up: 1 pod(s)') ? true : undefined),
-      90_000,
-    );
+    await until(() => (stderr.includes('local cluster up: 1 pod(s)') ? true : undefined), 90_000);
     const file = cluster(dataDir)!;
     expect(file.redis.embedded).toBe(true);
     const port = Number(readFileSync(join(dataDir, 'redis', 'redis.port'), 'utf8'));
