@@ -321,6 +321,9 @@ const domainStatFields = [
   'bytes',
   'fetchMs',
   'links',
+  'scheduled',
+  'budgetSpent',
+  'budgetRefillAtMs',
 ] as const;
 
 export const domainResponse = {
