@@ -91,7 +91,7 @@ const pod = new CrawlerPod({
   podId: 'demo',
   concurrency: 128,
   minDelayMs: delayMs,
-  resolve: ['*.test:127.0.0.1'],
+  resolve: [`*.test:${web.port}:127.0.0.1`],
   headersTimeoutMs: 2000,
   maxBodyBytes: 2 * 1024 * 1024,
   backoffBaseMs: 500,

@@ -211,6 +211,20 @@ export function checkComposeModel(model: Obj): string[] {
     }
   }
 
+  // Seeding without hand-written curl: a one-shot service running `shardline seed`.
+  const seeders = Object.entries(services).filter(([, service]) => {
+    const command = commandOf(obj(service));
+    return command.some((part) => /shardline(\.js)?$/.test(part)) && command.includes('seed');
+  });
+  if (seeders.length === 0) problems.push('no one-shot service runs "shardline seed"');
+  for (const [name, service] of seeders) {
+    const s = obj(service);
+    if (s.restart !== undefined && s.restart !== 'no') {
+      problems.push(`${name}: a one-shot seed must not restart (restart: "no")`);
+    }
+    if (!obj(s.depends_on).redis) problems.push(`${name}: does not depend on redis`);
+  }
+
   const clusterNodes = Object.entries(services).filter(([, service]) => {
     const s = obj(service);
     const command = commandOf(s);

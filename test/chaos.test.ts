@@ -171,6 +171,7 @@ beforeAll(async () => {
     sessionTimeoutMs: SESSION_TIMEOUT_MS,
     // Far more slots than 300 hosts at one request per 1.5 s need: a domain never waits for a slot.
     concurrency: 128,
+    resolve: web.resolveOverrides,
     seedsFile: join(
       (() => {
         const file = join(server.dir, 'seeds.txt');

@@ -99,6 +99,22 @@ describe('compose checks', () => {
     expect(problems).toContain('profile "cluster": needs 3 cluster-enabled Redis masters, found 2');
   });
 
+  it('has a one-shot seed service, and rejects one that restarts or is missing', () => {
+    const m = model();
+    expect(at(m, 'services', 'seed').command).toEqual([
+      'services/cli/bin/shardline.js',
+      'seed',
+      '--file',
+      '/seeds/seeds.txt',
+    ]);
+    at(m, 'services', 'seed').restart = 'unless-stopped';
+    expect(checkComposeModel(m)).toContain(
+      'seed: a one-shot seed must not restart (restart: "no")',
+    );
+    delete at(m, 'services').seed;
+    expect(checkComposeModel(m)).toContain('no one-shot service runs "shardline seed"');
+  });
+
   it('rejects a service that runs TypeScript through tsx', () => {
     const m = model();
     at(m, 'services', 'crawler').command = ['--import', 'tsx', 'services/crawler/src/main.ts'];

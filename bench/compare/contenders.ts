@@ -104,7 +104,7 @@ async function startShardline(web: WebInfo, pods: number): Promise<Running> {
         KEY_PREFIX: 'cmp',
         CONCURRENCY: '256',
         MIN_DELAY_MS: String(web.delayMs),
-        RESOLVE: '*.test:127.0.0.1',
+        RESOLVE: `*.test:${web.port}:127.0.0.1`,
         RESULTS_MAX_LEN: '10000',
         EXIT_WHEN_IDLE: '5000',
         HEALTH_PORT: String(healthPorts[i]),
@@ -243,7 +243,7 @@ function crawleeQueue(storage: string): string {
 }
 
 /** Forwards absolute-form proxy requests (`GET http://site1.test:P/x`) to the test web. */
-async function startProxy(webPort: number): Promise<{ server: Server; port: number }> {
+export async function startProxy(webPort: number): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     const target = new URL(req.url ?? '/', 'http://invalid');
     const upstream = request(

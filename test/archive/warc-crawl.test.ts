@@ -167,6 +167,27 @@ describe('a crawl with WARC files and a page handler', () => {
   });
 });
 
+describe('ctx.skipLinks and ctx.enqueue', () => {
+  it('replaces link extraction with the URLs the handler enqueues, tags carried to their pages', async () => {
+    const handler: PageHandler = (page, ctx) => {
+      ctx.skipLinks();
+      ctx.push({ tags: [...page.tags] });
+      if (page.url === web.seeds[0]) {
+        ctx.enqueue(page.$('a[href]').first().attr('href')!, { tags: ['picked'], priority: 5 });
+      }
+    };
+    const { results } = await crawl('w4', handler, { noWarc: true });
+    const fetched = results.filter((r) => r.outcome === 'fetched' && r.status === 200);
+    // The seeds, and the one URL enqueued; no link of any page was followed.
+    expect(fetched.length).toBe(web.seeds.length + 1);
+    const picked = fetched.find((r) => !web.seeds.includes(r.url))!;
+    const entries = (await redis.xrange('w4:items', '-', '+')) as [string, string[]][];
+    const items = entries.map(([, fields]) => decodeItem(fields));
+    expect(items.find((i) => i.url === picked.url)!.item).toEqual({ tags: ['picked'] });
+    expect(items.find((i) => i.url === web.seeds[0])!.item).toEqual({ tags: [] });
+  }, 90_000);
+});
+
 describe('a throwing page handler', () => {
   it('dead-letters its URLs with SHARDLINE_ERR_HANDLER and the error; other URLs complete', async () => {
     const handler: PageHandler = (page, ctx) => {

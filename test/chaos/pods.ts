@@ -19,6 +19,8 @@ export interface PodFleetOptions {
   concurrency: number;
   /** Seed file given to the first pod started (`--seeds-file`). */
   seedsFile?: string;
+  /** DNS overrides to the test web (`--resolve`, its port form: see the test web). */
+  resolve: string[];
   /** Extra environment (e.g. `LEASE_TIMEOUT_MS`). */
   env?: Record<string, string>;
 }
@@ -72,7 +74,7 @@ export class PodFleet {
       '--pod-id',
       id,
       '--resolve',
-      '*.test:127.0.0.1',
+      o.resolve.join(','),
       '--min-delay-ms',
       String(o.minDelayMs),
       '--session-timeout-ms',

@@ -88,7 +88,7 @@ describe('test web server', () => {
     expect(web.seeds).toHaveLength(45);
     expect(web.seeds[0]).toBe(`http://site1.test:${web.port}/`);
     expect(web.hosts).toContain('blog.site3.test');
-    expect(web.resolveOverrides).toEqual(['*.test:127.0.0.1']);
+    expect(web.resolveOverrides).toEqual([`*.test:${web.port}:127.0.0.1`]);
   });
 
   it('404s unknown hosts and paths and 405s other methods', async () => {

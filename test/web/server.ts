@@ -284,7 +284,8 @@ export async function startTestWeb(options: StartTestWebOptions): Promise<TestWe
     origin: built.origin,
     hosts: [...built.hosts.keys()],
     seeds: built.siteHosts.map((h) => `${built.origin(h)}/`),
-    resolveOverrides: [`*.test:${resolved.host}`],
+    // The port form: a port-less override reaches only the ports of the seeds of its host.
+    resolveOverrides: [`*.test:${port}:${resolved.host}`],
     get log() {
       return log;
     },

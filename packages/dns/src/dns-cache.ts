@@ -73,7 +73,10 @@ export class DnsCache {
   constructor(options: DnsCacheOptions = {}) {
     this.#options = resolveOptions(options);
     this.#policy = new CompiledPolicy(this.#options);
-    this.#overrides = new OverrideTable(this.#options.overrides);
+    this.#overrides = new OverrideTable(
+      this.#options.overrides,
+      this.#options.portlessOverridePorts,
+    );
     // Bounded by count through `maxSize` (every entry weighs 1) rather than `max`, which would
     // allocate all `maxEntries` slots (100 000 by default, ~3 MB) before the first lookup.
     this.#cache = new LRUCache({ maxSize: this.#options.maxEntries, sizeCalculation: () => 1 });
@@ -85,10 +88,16 @@ export class DnsCache {
    * `localhost` answer locally; every non-override address passes the address policy, and
    * refused addresses are dropped from the answer.
    *
+   * With `port`, an override applies only when it names that port or, without a port of its
+   * own, under `portlessOverridePorts` (`'allowed'`: when {@link allowOverridePort} allowed it
+   * for the host); otherwise the host resolves
+   * as if there were no override (address policy included). Without `port` every override of
+   * the host applies: only for callers that checked the port themselves.
+   *
    * @throws DnsError `SHARDLINE_ERR_DNS_NOT_FOUND`, `…_TIMEOUT`, `…_SERVER_FAILURE`,
    *   `…_REFUSED_ADDRESS` (every address refused), `…_INVALID_HOSTNAME`
    */
-  async resolve(hostname: string): Promise<ResolvedAddress[]> {
+  async resolve(hostname: string, port?: number): Promise<ResolvedAddress[]> {
     const host = normalizeHostname(hostname);
 
     const literal = parseAddress(host);
@@ -98,7 +107,7 @@ export class DnsCache {
       throw new DnsError(DnsErrorCode.INVALID_HOSTNAME, message, { hostname });
     }
 
-    const targets = this.#overrides.match(host);
+    const targets = this.#overrides.match(host, port);
     if (targets) {
       return targets.map((t) => ({ ...t, expiresAt: Number.POSITIVE_INFINITY }));
     }
@@ -127,6 +136,22 @@ export class DnsCache {
    * {@link DnsCache.guardConnector} (or call `resolve()` first) to check those.
    */
   readonly lookup: LookupFunction = createLookup((hostname) => this.resolve(hostname));
+
+  /**
+   * The `lookup` of connections to `port`: overrides apply as {@link resolve} with that port
+   * says. A connection pool serves one origin, hence one port: give each pool its own.
+   */
+  lookupFor(port: number): LookupFunction {
+    return createLookup((hostname) => this.resolve(hostname, port));
+  }
+
+  /**
+   * Lets the port-less overrides of `hostname` (`host:address`) apply to `port` too: the port
+   * of a seed URL the operator gave for that host. No effect on hosts without such an override.
+   */
+  allowOverridePort(hostname: string, port: number): void {
+    this.#overrides.allowPort(normalizeHostname(hostname), port);
+  }
 
   /**
    * Wraps an undici-style connector (`buildConnector({ lookup: cache.lookup })`) so that

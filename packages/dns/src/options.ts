@@ -4,13 +4,21 @@ import { invalidOption } from './errors.js';
 export interface DnsCacheOptions {
   /**
    * Static overrides like curl `--resolve`: `'site1.test:127.0.0.1'`, wildcard
-   * `'*.test:127.0.0.1'`, catch-all `'*:127.0.0.1'`, curl form `'host:port:addr'` (the port is
-   * ignored: the override applies to every port), IPv6 `'host:[::1]'`. Several entries for one
-   * host give several addresses. Overrides are trusted: their targets bypass the address policy
-   * (also `denyCidrs`) and never touch DNS.
+   * `'*.test:127.0.0.1'`, catch-all `'*:127.0.0.1'`, curl form `'host:port:addr'` (applies to
+   * that port only, when the caller names the port), IPv6 `'host:[::1]'`. Several entries for
+   * one host give several addresses. Overrides are trusted: their targets bypass the address
+   * policy (also `denyCidrs`) and never touch DNS.
    * @default []
    */
   overrides?: string[];
+  /**
+   * Which ports a port-less override (`host:addr`) applies to when the caller names a port
+   * (`resolve(host, port)`, `lookupFor(port)`): `'any'`, or `'allowed'` — only the ports
+   * `allowOverridePort` was given for the host (a crawler: the ports of its seeds), so a page
+   * cannot send the crawler to another port of an overridden (private) address.
+   * @default 'any'
+   */
+  portlessOverridePorts?: 'any' | 'allowed';
   /**
    * Allow private, loopback, link-local, unique-local, CGNAT, metadata (169.254.169.254,
    * fd00:ec2::254) and other non-public ranges for resolved (non-override) addresses.
@@ -44,6 +52,7 @@ export type ResolvedDnsCacheOptions = Required<DnsCacheOptions>;
 
 export const DNS_CACHE_DEFAULTS: Readonly<ResolvedDnsCacheOptions> = Object.freeze({
   overrides: [],
+  portlessOverridePorts: 'any',
   allowPrivateAddresses: false,
   allowCidrs: [],
   denyCidrs: [],
@@ -68,6 +77,9 @@ export function resolveOptions(options: DnsCacheOptions = {}): ResolvedDnsCacheO
     if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
       throw invalidOption(key, value, 'an array of strings');
     }
+  }
+  if (o.portlessOverridePorts !== 'any' && o.portlessOverridePorts !== 'allowed') {
+    throw invalidOption('portlessOverridePorts', o.portlessOverridePorts, "'any' or 'allowed'");
   }
   for (const key of ['allowPrivateAddresses', 'ipv6'] as const) {
     if (typeof o[key] !== 'boolean') throw invalidOption(key, o[key], 'a boolean');

@@ -7,7 +7,10 @@ export interface ParsedOverride {
   pattern: string;
   /** The target IP address, without brackets. */
   address: string;
-  /** The port of the curl form `host:port:address`; parsed but not used by `DnsCache`. */
+  /**
+   * The port of the curl form `host:port:address`: the override applies to that port only.
+   * Without one it applies only to the ports allowed for the host (see `OverrideTable`).
+   */
   port?: number;
 }
 
@@ -23,9 +26,8 @@ function invalid(spec: unknown, why: string): DnsError {
 
 /**
  * Parses a static override in the style of curl's `--resolve`:
- * `site1.test:127.0.0.1`, `*.test:127.0.0.1`, `site1.test:8080:127.0.0.1` (curl form; the port
- * is returned but `DnsCache` applies the override to every port, because a connect-time
- * `lookup` never sees the port), `site1.test:[::1]` (IPv6 in brackets; a bare IPv6 address
+ * `site1.test:127.0.0.1`, `*.test:127.0.0.1`, `site1.test:8080:127.0.0.1` (curl form: the
+ * override applies to port 8080 only), `site1.test:[::1]` (IPv6 in brackets; a bare IPv6 address
  * is accepted only when it cannot be read as `port:address`).
  *
  * @throws DnsError `SHARDLINE_ERR_DNS_INVALID_OVERRIDE`
@@ -66,22 +68,40 @@ export interface OverrideTarget {
   family: 4 | 6;
 }
 
+/** A target with the port its spec named (none: the ports allowed for the host). */
+interface PortedTarget extends OverrideTarget {
+  port: number | undefined;
+}
+
 /**
  * The override table: an exact host wins over any wildcard, a longer wildcard suffix wins
  * over a shorter one, and `*` is the last resort. `*.test` matches `a.test` and `b.a.test`
  * but not `test`. Several specs for one pattern accumulate addresses in the order given.
+ *
+ * Ports: an override sends a host to an address the address policy would refuse (a private
+ * service, loopback), so it must not open every port of that address to whatever a crawled
+ * page links or redirects to. A spec with a port (`host:port:address`) applies to that port
+ * only; a spec without one applies to every port, or (`portless: 'allowed'`) only to the
+ * ports {@link allowPort} was given for the host — the ports of its seeds. Any other port
+ * resolves as if there were no override, under the address policy.
  */
 export class OverrideTable {
-  readonly #exact = new Map<string, OverrideTarget[]>();
+  readonly #exact = new Map<string, PortedTarget[]>();
   // Suffix (with leading dot) → targets, checked longest first.
-  readonly #wildcards = new Map<string, OverrideTarget[]>();
+  readonly #wildcards = new Map<string, PortedTarget[]>();
   #suffixes: string[] = [];
-  #catchAll: OverrideTarget[] | undefined;
+  #catchAll: PortedTarget[] | undefined;
+  // Host → ports its port-less overrides apply to (bounded: one entry per seeded host:port).
+  readonly #allowedPorts = new Map<string, Set<number>>();
 
-  constructor(specs: readonly string[]) {
+  // 'any': port-less overrides apply to every port (no allowPort needed).
+  readonly #portless: 'any' | 'allowed';
+
+  constructor(specs: readonly string[], portless: 'any' | 'allowed' = 'any') {
+    this.#portless = portless;
     for (const spec of specs) {
-      const { pattern, address } = parseOverride(spec);
-      const target: OverrideTarget = { address, family: isIP(address) === 6 ? 6 : 4 };
+      const { pattern, address, port } = parseOverride(spec);
+      const target: PortedTarget = { address, family: isIP(address) === 6 ? 6 : 4, port };
       if (pattern === '*') {
         this.#catchAll ??= [];
         this.#catchAll.push(target);
@@ -98,8 +118,44 @@ export class OverrideTable {
     return this.#exact.size + this.#wildcards.size + (this.#catchAll ? 1 : 0);
   }
 
-  /** The targets for a normalised (lower-case, no trailing dot) hostname, if overridden. */
-  match(hostname: string): readonly OverrideTarget[] | undefined {
+  /**
+   * Lets the port-less overrides of `hostname` apply to `port` (a seed's port). No effect when
+   * no port-less override matches the host.
+   */
+  allowPort(hostname: string, port: number): void {
+    const targets = this.#lookup(hostname);
+    if (!targets?.some((t) => t.port === undefined)) return;
+    let ports = this.#allowedPorts.get(hostname);
+    if (!ports) {
+      ports = new Set();
+      this.#allowedPorts.set(hostname, ports);
+    }
+    ports.add(port);
+  }
+
+  /**
+   * The targets for a normalised (lower-case, no trailing dot) hostname and port, if an
+   * override applies to them (see the class comment). Without a port, every override of the
+   * host applies.
+   */
+  match(hostname: string, port?: number): readonly OverrideTarget[] | undefined {
+    const targets = this.#lookup(hostname);
+    if (!targets) return undefined;
+    const allowed = this.#allowedPorts.get(hostname);
+    // No port: the caller connects where it has checked the port itself (every override).
+    const apply =
+      port === undefined
+        ? targets
+        : targets.filter((t) =>
+            t.port === undefined
+              ? this.#portless === 'any' || (allowed?.has(port) ?? false)
+              : t.port === port,
+          );
+    if (apply.length === 0) return undefined;
+    return apply.map(({ address, family }) => ({ address, family }));
+  }
+
+  #lookup(hostname: string): readonly PortedTarget[] | undefined {
     const exact = this.#exact.get(hostname);
     if (exact) return exact;
     for (const suffix of this.#suffixes) {
@@ -111,7 +167,7 @@ export class OverrideTable {
   }
 }
 
-function add(map: Map<string, OverrideTarget[]>, key: string, target: OverrideTarget): void {
+function add(map: Map<string, PortedTarget[]>, key: string, target: PortedTarget): void {
   const list = map.get(key);
   if (list) list.push(target);
   else map.set(key, [target]);

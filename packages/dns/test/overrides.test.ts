@@ -72,3 +72,25 @@ describe('OverrideTable precedence', () => {
     expect(narrow.match('xtest')).toBeUndefined();
   });
 });
+
+describe('OverrideTable ports', () => {
+  it('applies a port form to its port only, and a port-less one to every port by default', () => {
+    const table = new OverrideTable(['a.test:8080:127.0.0.1', 'b.test:127.0.0.2']);
+    expect(table.match('a.test', 8080)?.[0]?.address).toBe('127.0.0.1');
+    expect(table.match('a.test', 9090)).toBeUndefined();
+    expect(table.match('b.test', 9090)?.[0]?.address).toBe('127.0.0.2');
+  });
+
+  it("with 'allowed', a port-less override applies only to the ports allowed for the host", () => {
+    const table = new OverrideTable(['*.test:127.0.0.1', 'c.test:81:127.0.0.3'], 'allowed');
+    expect(table.match('a.test', 8080)).toBeUndefined();
+    table.allowPort('a.test', 8080);
+    expect(table.match('a.test', 8080)?.[0]?.address).toBe('127.0.0.1');
+    expect(table.match('a.test', 8081)).toBeUndefined();
+    expect(table.match('b.test', 8080)).toBeUndefined();
+    // A host whose overrides all name their port gains nothing from allowPort.
+    table.allowPort('c.test', 82);
+    expect(table.match('c.test', 82)).toBeUndefined();
+    expect(table.match('c.test', 81)?.[0]?.address).toBe('127.0.0.3');
+  });
+});

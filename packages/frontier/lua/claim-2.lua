@@ -15,17 +15,20 @@
   ARGV[7] most expired leases to take back in this visit
   ARGV[8] max retries (attempts before dead-lettering)
   ARGV[9] dead-letter cap per domain
+  ARGV[10] refilling budget: claims per window per domain (0 = none; budget.lua)
+  ARGV[11] budget window (ms)
 
   Gate (all must hold for each URL): domain not paused, now >= next_allowed_at and past
-  any operator block of the host or domain, in flight < concurrency, queue not empty. Each claim sets next_allowed_at =
+  any operator block of the host or domain, in flight < concurrency, queue not empty,
+  and the domain's refilling budget not spent. Each claim sets next_allowed_at =
   now + effective delay, reserving the start-to-start gap.
 
   Returns { seq, score, nowMs, reapedCount, reapedHolders (comma list, one per reaped
     lease, with ':dead' when it went to the dead letters), leaseField1, deadline1,
     level1, entry1, leaseField2, ... }
   Side effects: host state (f, n, id, q, seq), lease hash/deadlines, domain counters
-  f, q, claimed, rep, dead, rs; dead letters; due refetches moved from the host's schedule
-  to its queue (at most ARGV[4]).
+  f, q, claimed, rep, dead, rs, budget bw/bn/be; dead letters; due refetches moved from the
+  host's schedule to its queue (at most ARGV[4]).
   The shebang makes Redis refuse the whole script while it is out of memory (a script
   without one could stop halfway, at its first write that needs memory).
 ]]
@@ -34,6 +37,7 @@
 --@include "deadletter"
 --@include "requeue"
 --@include "recrawl"
+--@include "budget"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host, holder = ARGV[1], ARGV[2]
@@ -44,6 +48,7 @@ local default_conc = tonumber(ARGV[6])
 local reap_max = tonumber(ARGV[7])
 local max_retries = tonumber(ARGV[8])
 local dead_cap = tonumber(ARGV[9])
+local budget, budget_period = tonumber(ARGV[10]) or 0, tonumber(ARGV[11]) or 0
 local now = now_ms()
 local skey = hkey(root, host, 's')
 
@@ -68,6 +73,7 @@ while got < max and not paused do
   local st = host_state(root, host)
   local conc = tonumber(st.c) or default_conc
   if st.q <= 0 or st.f >= conc or now < not_before(root, st) then break end
+  if not budget_take(dkey, now, budget, budget_period) then break end
   local entry, level = queue_pop(root, host)
   if not entry then break end
   local id = redis.call('HINCRBY', skey, 'id', 1)

@@ -27,7 +27,7 @@
   (now is after the request was sent, so the start-to-start gap holds); domain counters
   f, ok, bytes, ms, links (or late); with a refetch interval the entry goes to the host's
   refetch schedule (domain q, rs +1).
-  Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat.
+  Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat. A refetch it schedules takes the place of the lease it removes (about the same size).
 ]]
 --@include "time"
 --@include "host"

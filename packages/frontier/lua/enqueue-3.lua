@@ -12,16 +12,19 @@
   ARGV[3] accept cap   most URLs ever accepted in the domain (its `enq` counter) over the
                        crawl; 0 = no cap. Checked here, so concurrent enqueuers of any
                        number of pods can never overshoot it.
-  ARGV[4..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
+  ARGV[4] host accept cap  most URLs ever accepted per host (its 'ha' counter); 0 = no
+                       cap. Like the accept cap, exact across enqueuers.
+  ARGV[5..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
             (integer), entry ("<depth>,<attempt>,<metaLen>,<meta><url>")
 
   Returns { statuses, queuedInDomain, host1, seq1, score1, host2, ... }
     statuses: one character per URL in order: 'q' queued, 'd' duplicate (already seen,
     including earlier in this batch), 'c' over the domain's queue cap (not marked seen, so
-    it can be enqueued again later), 'a' over the accept cap (not marked seen either); then for every host that got a URL its new scheduling seq
+    it can be enqueued again later), 'a' over the accept cap, 'h' over the host accept cap
+    (neither marked seen); then for every host that got a URL its new scheduling seq
     and due-index score ('park' | ms | 'inf').
   Side effects: seen buckets (may split one), host lists/levels/state, domain counters
-  q, seen, enq, dup, cap (both caps).
+  q, seen, enq, dup, cap (every cap); host ha.
   The shebang makes Redis refuse the whole script while it is out of memory (a script
   without one could stop halfway, at its first write that needs memory).
 ]]
@@ -33,6 +36,9 @@ local dkey, hosts_key, root = KEYS[1], KEYS[2], KEYS[3]
 local cap = tonumber(ARGV[1])
 local default_conc = tonumber(ARGV[2])
 local accept_cap = tonumber(ARGV[3])
+local host_cap = tonumber(ARGV[4])
+-- Accepted so far per host (read once per host in this batch), for the host accept cap.
+local host_accepted = {}
 local dv = redis.call('HMGET', dkey, 'q', 'enq')
 local queued = tonumber(dv[1] or '0')
 local accepted = tonumber(dv[2] or '0')
@@ -44,7 +50,7 @@ local lists, list_order = {}, {}
 local per_host, host_order = {}, {}
 local nq, nd, nc = 0, 0, 0
 
-for i = 4, #ARGV, 4 do
+for i = 5, #ARGV, 4 do
   local host, fp, level, entry = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   if not seen_add(root, dkey, fp, st) then
     out[#out + 1] = 'd'
@@ -54,6 +60,11 @@ for i = 4, #ARGV, 4 do
     -- the seen-set does not grow with links the crawl will never fetch.
     seen_remove(root, fp, st)
     out[#out + 1] = 'a'
+    nc = nc + 1
+  elseif host_cap > 0 and (host_accepted[host] or tonumber(redis.call('HGET', hkey(root, host, 's'), 'ha') or '0')) >= host_cap then
+    host_accepted[host] = host_cap
+    seen_remove(root, fp, st)
+    out[#out + 1] = 'h'
     nc = nc + 1
   elseif cap > 0 and queued >= cap then
     -- Over the cap: undo the seen mark so the URL can be enqueued once there is room.
@@ -74,6 +85,9 @@ for i = 4, #ARGV, 4 do
       host_order[#host_order + 1] = host
     end
     per_host[host] = per_host[host] + 1
+    if host_cap > 0 then
+      host_accepted[host] = (host_accepted[host] or tonumber(redis.call('HGET', hkey(root, host, 's'), 'ha') or '0')) + 1
+    end
     queued = queued + 1
     accepted = accepted + 1
     nq = nq + 1
@@ -91,6 +105,7 @@ for _, lk in ipairs(list_order) do
 end
 for _, host in ipairs(host_order) do
   redis.call('HINCRBY', hkey(root, host, 's'), 'q', per_host[host])
+  redis.call('HINCRBY', hkey(root, host, 's'), 'ha', per_host[host])
 end
 
 seen_save(dkey, st)

@@ -134,6 +134,8 @@ export class Claims {
         o.reapBatch,
         o.maxRetries,
         o.deadLetterCap,
+        o.domainBudget?.pages ?? 0,
+        o.domainBudget?.periodMs ?? 0,
       ],
     }));
     const replies = await exec.scripts(calls);

@@ -232,6 +232,8 @@ export function decodeDomainStats(
     scheduled: n('rs'),
     paused: hash.paused === '1',
     blockedUntilMs: n('bu'),
+    budgetSpent: n('bn'),
+    budgetRefillAtMs: n('be'),
     hosts: hosts.sort(),
   };
 }

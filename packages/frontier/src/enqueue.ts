@@ -35,7 +35,13 @@ type Rejection = { code: string; reason: string; url?: string; domain?: string; 
 type Accepted = { url: string; domain: string; host: string; level: number; entry: string };
 
 /** Per-item status letters of enqueue-3.lua's reply. */
-const STATUS = { queued: 'q', duplicate: 'd', queueCap: 'c', acceptCap: 'a' } as const;
+const STATUS = {
+  queued: 'q',
+  duplicate: 'd',
+  queueCap: 'c',
+  acceptCap: 'a',
+  hostAcceptCap: 'h',
+} as const;
 
 export class Enqueuer {
   readonly #ctx: FrontierContext;
@@ -94,6 +100,7 @@ export class Enqueuer {
           o.maxQueuedPerDomain,
           o.defaultConcurrency,
           o.maxAcceptedPerDomain,
+          o.maxAcceptedPerHost,
         ];
         for (const p of chunk) args.push(p.host, p.fp, p.level, p.entry);
         calls.push({ command: C.enqueue, args });
@@ -139,6 +146,10 @@ export class Enqueuer {
         } else if (s === STATUS.acceptCap) {
           result.status = 'over-cap';
           result.code = FrontierCapCode.ACCEPT_CAP;
+          overCap++;
+        } else if (s === STATUS.hostAcceptCap) {
+          result.status = 'over-cap';
+          result.code = FrontierCapCode.HOST_ACCEPT_CAP;
           overCap++;
         } else {
           throw new FrontierReplyError('enqueue', reply);

@@ -34,6 +34,8 @@ export type FrontierRejectCode = (typeof FrontierRejectCode)[keyof typeof Fronti
  */
 export const FrontierCapCode = {
   ACCEPT_CAP: 'SHARDLINE_ERR_FRONTIER_ACCEPT_CAP',
+  /** The host reached `maxAcceptedPerHost`. */
+  HOST_ACCEPT_CAP: 'SHARDLINE_ERR_FRONTIER_HOST_ACCEPT_CAP',
 } as const;
 export type FrontierCapCode = (typeof FrontierCapCode)[keyof typeof FrontierCapCode];
 

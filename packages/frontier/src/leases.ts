@@ -23,6 +23,14 @@ interface LeaseOp {
 /** Fail reply's outcome when the URL was dead-lettered (fail-2.lua). */
 const DEAD = 'dead';
 
+/**
+ * The global counter field of a failure's reason: `error:<CODE>` when the reason is an error
+ * code (what the crawler passes), else `error:other`, so the fields stay a small fixed set.
+ */
+export function errorField(reason: string): string {
+  return /^[A-Z][A-Z0-9_]{0,63}$/.test(reason) ? `error:${reason}` : 'error:other';
+}
+
 export class Leases {
   readonly #ctx: FrontierContext;
   readonly #index: DueIndex;
@@ -148,6 +156,7 @@ export class Leases {
       count: (r, counters) => {
         const { domain } = parseLeaseId(lease.id);
         counters.add('failed', 1, lease.pod);
+        counters.add(errorField(reason), 1);
         counters.add('inFlight', -1, lease.pod);
         counters.failed(domain, 1);
         if (String(r[1]) === DEAD) {

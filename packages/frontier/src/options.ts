@@ -41,6 +41,19 @@ export interface FrontierOptions {
    * @default 0
    */
   maxAcceptedPerDomain?: number;
+  /**
+   * Most URLs ever accepted per host over the crawl (beyond: `over-cap` with code
+   * `SHARDLINE_ERR_FRONTIER_HOST_ACCEPT_CAP`, counted in the domain's `overCap`). Exact like
+   * `maxAcceptedPerDomain`. `0` = no cap. @default 0
+   */
+  maxAcceptedPerHost?: number;
+  /**
+   * A refilling budget per domain: at most `pages` URLs claimed per `periodMs` window
+   * (URLFrontier's crawl limit that refills). When spent, the domain's URLs stay queued and
+   * its hosts wait in the due index until the window ends; the window lives in the domain's
+   * Redis state. `null` = none. @default null
+   */
+  domainBudget?: { pages: number; periodMs: number } | null;
   /** Delay between request starts to one host. @default 1000 */
   defaultDelayMs?: number;
   /** Requests in flight per host. @default 1 */
@@ -117,6 +130,8 @@ const DEFAULTS = {
   maxDepth: 64,
   maxQueuedPerDomain: 1_000_000,
   maxAcceptedPerDomain: 0,
+  maxAcceptedPerHost: 0,
+  domainBudget: null,
   defaultDelayMs: 1000,
   defaultConcurrency: 1,
   adaptiveDelay: false,
@@ -152,6 +167,7 @@ const NON_NEGATIVE_INTS = [
   'maxDepth',
   'maxQueuedPerDomain',
   'maxAcceptedPerDomain',
+  'maxAcceptedPerHost',
   'defaultDelayMs',
   'maxDelayMs',
   'backoffBaseMs',
@@ -228,6 +244,21 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
   }
   if (typeof resolved.adaptiveDelay !== 'boolean') {
     throw new FrontierOptionsError('adaptiveDelay', resolved.adaptiveDelay, 'a boolean');
+  }
+  const budget = resolved.domainBudget;
+  if (
+    budget !== null &&
+    (typeof budget !== 'object' ||
+      !Number.isSafeInteger(budget.pages) ||
+      budget.pages < 1 ||
+      !Number.isSafeInteger(budget.periodMs) ||
+      budget.periodMs < 1)
+  ) {
+    throw new FrontierOptionsError(
+      'domainBudget',
+      budget,
+      'null or { pages, periodMs } of positive integers',
+    );
   }
   if (typeof resolved.refetchAdaptive !== 'boolean') {
     throw new FrontierOptionsError('refetchAdaptive', resolved.refetchAdaptive, 'a boolean');

@@ -51,7 +51,8 @@ export interface EnqueueResult {
   host?: string;
   /**
    * For `rejected`: a `@shardline/url` code or a `SHARDLINE_ERR_FRONTIER_*` code. For
-   * `over-cap`: `SHARDLINE_ERR_FRONTIER_ACCEPT_CAP` when the domain reached
+   * `over-cap`: `SHARDLINE_ERR_FRONTIER_HOST_ACCEPT_CAP` when the host reached `maxAcceptedPerHost`,
+   * `SHARDLINE_ERR_FRONTIER_ACCEPT_CAP` when the domain reached
    * `maxAcceptedPerDomain`, absent for the queue cap.
    */
   code?: string;
@@ -262,6 +263,10 @@ export interface DomainStats {
   paused: boolean;
   /** Redis time (ms) until which an operator blocked the whole domain (0 = not blocked). */
   blockedUntilMs: number;
+  /** Claims taken from the refilling budget in its current window. */
+  budgetSpent: number;
+  /** Redis time (ms) at which the spent refilling budget refills (0 = never spent; past = refilled). */
+  budgetRefillAtMs: number;
   hosts: string[];
 }
 

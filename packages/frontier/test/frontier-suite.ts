@@ -738,6 +738,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         0,
         1,
         0,
+        0,
         d,
         '12345',
         0,

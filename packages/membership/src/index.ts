@@ -16,6 +16,7 @@ export type {
   StopOptions,
   SweepReport,
 } from './events.js';
+export { RING_HISTORY_LENGTH, type RingHistoryEntry } from './history.js';
 export { MembershipKeys } from './keys.js';
 export { Membership } from './membership.js';
 export type { MembershipFrontier, MembershipOptions } from './options.js';

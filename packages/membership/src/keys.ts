@@ -47,6 +47,10 @@ export class MembershipKeys {
   pulse(): string {
     return `${this.root()}pulse`;
   }
+  /** ZSET: epoch → JSON of that epoch's members and ring config (capped; see history.ts). */
+  ringHistory(): string {
+    return `${this.root()}ring-history`;
+  }
   /** HASH: departed pod → Redis ms since its due index is empty (see departed.ts). */
   departed(): string {
     return `${this.root()}departed`;

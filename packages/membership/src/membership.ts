@@ -24,6 +24,7 @@ import type {
   StopOptions,
   SweepReport,
 } from './events.js';
+import { recordRingView } from './history.js';
 import { MembershipKeys } from './keys.js';
 import { forEachLimited } from './limit.js';
 import {
@@ -354,6 +355,9 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       return;
     }
     const before = this.#ring;
+    recordRingView(this.#redis, this.keys, view, this.#o).catch((error: unknown) =>
+      this.#fail(error),
+    );
     const after = new HashRing(view.members, {
       vnodes: view.vnodes ?? this.#o.vnodes,
       seed: view.seed ?? this.#o.seed,

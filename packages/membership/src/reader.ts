@@ -4,6 +4,7 @@
  * config. Shaped to fit the API's `ClusterView`.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { type RingHistoryEntry, readRingHistory } from './history.js';
 import { MembershipKeys } from './keys.js';
 import { Registry } from './registry.js';
 
@@ -46,6 +47,11 @@ export class MembershipReader {
         return { id: m.id, weight: m.weight, alive: at >= nowMs, sessionExpiresAtMs: at };
       })
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** The ring's recorded epochs (members and ring config), newest first. */
+  ringHistory(limit?: number): Promise<RingHistoryEntry[]> {
+    return readRingHistory(this.#redis, this.keys, limit);
   }
 
   /** The stored ring epoch (0 before any pod joined). */

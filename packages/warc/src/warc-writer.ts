@@ -48,6 +48,22 @@ export interface WarcWriterStats {
   repaired: RepairReport[];
 }
 
+/** A pair of gzipped records waiting for its append. */
+interface PendingPair {
+  response: Buffer;
+  request: Buffer;
+  resolve: (location: WarcLocation) => void;
+  reject: (error: unknown) => void;
+}
+
+function pairBytes(pair: PendingPair): number {
+  return pair.response.length + pair.request.length;
+}
+
+function closedError(): WarcError {
+  return new WarcError(WarcErrorCode.CLOSED, 'WarcWriter is closed');
+}
+
 interface OpenFile {
   name: string;
   handle: FileHandle;
@@ -67,6 +83,8 @@ export class WarcWriter {
   #serial = 0;
   // Appends run one at a time in call order, so offsets are exact and records never interleave.
   #tail: Promise<unknown> = Promise.resolve();
+  // Pairs built and waiting for the next append.
+  #pending: PendingPair[] = [];
   #closed = false;
   readonly #stats: WarcWriterStats = {
     records: 0,
@@ -129,10 +147,15 @@ export class WarcWriter {
    * both are handed to the OS, with where the response record is.
    */
   async write(exchange: WarcExchange): Promise<WarcLocation> {
-    if (this.#closed) throw new WarcError(WarcErrorCode.CLOSED, 'WarcWriter is closed');
+    if (this.#closed) throw closedError();
     // Built and compressed outside the queue: only the append itself is serialised.
     const [response, request] = await exchangeRecords(exchange);
-    return this.#enqueue(() => this.#append(response, request));
+    if (this.#closed) throw closedError();
+    return new Promise<WarcLocation>((resolve, reject) => {
+      this.#pending.push({ response, request, resolve, reject });
+      // The first one waiting schedules the append; later ones join its batch.
+      if (this.#pending.length === 1) void this.#enqueue(() => this.#appendPending());
+    });
   }
 
   /** Closes the current file (renamed without `.open`); later writes are refused. */
@@ -148,30 +171,55 @@ export class WarcWriter {
     return run;
   }
 
-  async #append(response: Buffer, request: Buffer): Promise<WarcLocation> {
+  /**
+   * Appends every pair waiting, as many per write as the current file takes (group commit: one
+   * system call for all the pairs that arrived while the previous write ran). A crash inside a
+   * write cuts at most the last member; no pair's `write` has resolved by then.
+   */
+  async #appendPending(): Promise<void> {
+    const batch = this.#pending.splice(0);
+    let next = 0;
     try {
-      const needed = response.length + request.length;
-      let file = this.#current;
-      if (file && file.size + needed > this.#maxFileBytes) {
-        await this.#closeCurrent();
-        file = undefined;
+      while (next < batch.length) {
+        const first = batch[next]!;
+        let file = this.#current;
+        if (file && file.size + pairBytes(first) > this.#maxFileBytes) {
+          await this.#closeCurrent();
+          file = undefined;
+        }
+        file ??= await this.#openNext();
+        const buffers: Buffer[] = [];
+        const placed: Array<[PendingPair, number]> = [];
+        let size = file.size;
+        for (let i = next; i < batch.length; i++) {
+          const pair = batch[i]!;
+          // A pair bigger than a whole file still goes in (alone).
+          if (i > next && size + pairBytes(pair) > this.#maxFileBytes) break;
+          placed.push([pair, size]);
+          buffers.push(pair.response, pair.request);
+          size += pairBytes(pair);
+        }
+        await writeAll(file.handle, buffers, file.size);
+        this.#stats.bytes += size - file.size;
+        this.#stats.records += 2 * placed.length;
+        file.size = size;
+        for (const [pair, offset] of placed) {
+          pair.resolve({ file: file.name, offset, length: pair.response.length });
+        }
+        next += placed.length;
       }
-      file ??= await this.#openNext();
-      const offset = file.size;
-      // One call for the pair: a crash cuts at most the last member, which repair removes.
-      await writeAll(file.handle, [response, request], offset);
-      file.size += needed;
-      this.#stats.records += 2;
-      this.#stats.bytes += needed;
-      return { file: file.name, offset, length: response.length };
     } catch (error) {
-      this.#stats.errors += 1;
-      if (error instanceof WarcError) throw error;
-      throw new WarcError(
-        WarcErrorCode.IO,
-        `WARC write failed: ${(error as Error).message}`,
-        error,
-      );
+      const failed = batch.slice(next);
+      this.#stats.errors += failed.length;
+      const wrapped =
+        error instanceof WarcError
+          ? error
+          : new WarcError(
+              WarcErrorCode.IO,
+              `WARC write failed: ${(error as Error).message}`,
+              error,
+            );
+      for (const pair of failed) pair.reject(wrapped);
     }
   }
 

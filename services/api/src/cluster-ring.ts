@@ -48,6 +48,8 @@ export class ClusterRing {
   #pending: Promise<ClusterSnapshot> | undefined;
   // Arcs depend only on the ring's tokens: keyed by fingerprint and resolution.
   readonly #arcs = new Map<string, RingArc[]>();
+  // Rings of recorded epochs (owner history), oldest evicted first.
+  readonly #history = new Map<string, HashRing>();
 
   constructor(view: ClusterView, options: ClusterRingOptions = {}) {
     if (typeof view?.read !== 'function') {
@@ -107,6 +109,29 @@ export class ClusterRing {
     if (this.#arcs.size > 64) this.#arcs.clear();
     this.#arcs.set(key, arcs);
     return arcs;
+  }
+
+  /**
+   * Who owned `domain` at each recorded epoch, newest first (empty when the view keeps no
+   * history). Rings are rebuilt from the recorded members and cached by epoch.
+   */
+  async ownerHistory(
+    domain: string,
+    limit: number,
+  ): Promise<{ epoch: number; owner: string | null }[]> {
+    const entries = (await this.#view.history?.(limit)) ?? [];
+    const out: { epoch: number; owner: string | null }[] = [];
+    for (const e of entries) {
+      const key = `${e.epoch}/${e.vnodes}/${e.seed}/${JSON.stringify(e.members)}`;
+      let ring = this.#history.get(key);
+      if (!ring) {
+        ring = await HashRing.create(e.members, { vnodes: e.vnodes, seed: e.seed, epoch: e.epoch });
+        if (this.#history.size >= 64) this.#history.delete(this.#history.keys().next().value!);
+        this.#history.set(key, ring);
+      }
+      out.push({ epoch: e.epoch, owner: ring.size === 0 ? null : ring.owner(domain) });
+    }
+    return out;
   }
 
   async #load(): Promise<ClusterSnapshot> {

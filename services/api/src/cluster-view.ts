@@ -42,10 +42,20 @@ export interface ClusterState {
   source: MembershipSource;
 }
 
+/** One recorded epoch of the ring (see `@shardline/membership` history.ts). */
+export interface RingHistoryEntry {
+  epoch: number;
+  vnodes: number;
+  seed: number;
+  members: { id: string; weight: number }[];
+}
+
 /** A snapshot source of cluster membership. */
 export interface ClusterView {
   /** The membership now (one read; `ClusterRing` caches it). */
   read(): Promise<ClusterState>;
+  /** Recorded epochs, newest first (sources without a history leave it out). */
+  history?(limit: number): Promise<RingHistoryEntry[]>;
 }
 
 /** A fixed membership (tests, single-pod setups, `shardline api --pods a,b`). */
@@ -112,6 +122,10 @@ export class RegistryClusterView implements ClusterView {
   constructor(redis: Redis | Cluster, prefix = 'sl') {
     this.#reader = new MembershipReader(redis, prefix);
     this.#fallback = new FrontierPodsClusterView(new FrontierInspector({ redis, prefix }));
+  }
+
+  history(limit: number): Promise<RingHistoryEntry[]> {
+    return this.#reader.ringHistory(limit);
   }
 
   async read(): Promise<ClusterState> {

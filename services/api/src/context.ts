@@ -16,7 +16,10 @@ export interface RouteContext {
   guard: (request: FastifyRequest) => Promise<void>;
   maxSeedItems: number;
   readyTimeoutMs: number;
-  dashboardHtml: string;
+  /** The dashboard's files by path (`/`, `/dashboard.js`, …): body and content type. */
+  dashboard: Map<string, { body: string; type: string }>;
+  /** Reads a host's robots.txt record from the shared cache (domain page); optional. */
+  robots: ((origin: string) => Promise<object | undefined>) | undefined;
 }
 
 /** OpenAPI security requirement of mutating routes. */

@@ -24,7 +24,7 @@ export {
   HttpError,
 } from './errors.js';
 export type { RedisLocator } from './following-connector.js';
-export { type RunningApi, startApi } from './main.js';
+export { type RunningApi, type StartApiExtras, startApi } from './main.js';
 export { type ApiServerOptions, createApiServer } from './server.js';
 export {
   DOMAIN_SORTS,

@@ -23,14 +23,25 @@ export interface RunningApi {
 /**
  * Connects, builds and listens. `view` defaults to the pod registry
  * ({@link RegistryClusterView} under `config.keyPrefix`); pass a `StaticClusterView` for a
- * fixed membership. `locate` (single Redis only) says where Redis is on each reconnect, for a
- * server whose port changes when it restarts (the embedded Redis of a data dir).
+ * fixed membership.
  */
+/** Optional parts of {@link startApi}. */
+export interface StartApiExtras {
+  /**
+   * Where Redis is on each reconnect (single Redis only), for a server whose port changes when
+   * it restarts (the embedded Redis of a data dir).
+   */
+  locate?: RedisLocator;
+  /** Builds the robots.txt record reader of the domain page on the API's Redis client. */
+  robots?: (redis: Redis | Cluster) => (origin: string) => Promise<object | undefined>;
+}
+
 export async function startApi(
   config: ApiConfig,
   view?: ClusterView,
-  locate?: RedisLocator,
+  extras: StartApiExtras = {},
 ): Promise<RunningApi> {
+  const { locate } = extras;
   // Fail a command after one reconnect attempt, so a Redis outage answers 503 quickly
   // instead of queueing requests until the client gives up.
   const redis = config.redisClusterNodes
@@ -58,6 +69,7 @@ export async function startApi(
     token: config.token,
     maxBodyBytes: config.maxBodyBytes,
     maxSeedItems: config.maxSeedItems,
+    ...(extras.robots ? { robots: extras.robots(redis) } : {}),
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
   });
   try {

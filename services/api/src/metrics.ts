@@ -48,6 +48,7 @@ export class ApiMetrics {
   readonly #podDueHosts: Gauge<'pod'>;
   readonly #podOwned: Gauge<'pod'>;
   readonly #podShare: Gauge<'pod'>;
+  readonly #errorsByCode: Counter<'code'>;
 
   constructor(reader: StatsReader) {
     this.#reader = reader;
@@ -89,6 +90,12 @@ export class ApiMetrics {
       'shardline_pod_owned_domains',
       'domains with queued URLs that the ring gives the pod (sampled above 1000 domains)',
     );
+    this.#errorsByCode = new Counter({
+      name: 'shardline_fetch_errors_total',
+      help: 'failed fetch attempts by error code (SHARDLINE_ERR_*; other = a reason that is not a code)',
+      labelNames: ['code'],
+      registers,
+    });
     this.#podShare = podGauge('shardline_pod_keyspace_share', 'fraction of the ring the pod owns');
   }
 
@@ -106,6 +113,11 @@ export class ApiMetrics {
     for (const [field, counter] of this.#counters) {
       counter.reset();
       counter.inc(Math.max(0, stats.counters[field] ?? 0));
+    }
+    this.#errorsByCode.reset();
+    for (const [field, n] of Object.entries(stats.counters)) {
+      if (field.startsWith('error:'))
+        this.#errorsByCode.inc({ code: field.slice(6) }, Math.max(0, n));
     }
     for (const counter of this.#podCounters.values()) counter.reset();
     for (const gauge of [this.#podInFlight, this.#podDueHosts, this.#podOwned, this.#podShare]) {

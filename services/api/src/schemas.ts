@@ -3,6 +3,9 @@
  * serialises responses through them; @fastify/swagger turns the same objects into
  * `/openapi.json`, so the document cannot drift from what the server does.
  */
+import { domainParam, domainStatus } from './schemas-common.js';
+
+export { domainParam };
 
 const integer = { type: 'integer', minimum: 0 } as const;
 const count = { type: 'number' } as const;
@@ -50,14 +53,6 @@ const counters = {
   type: 'object',
   description: 'Counter hash as kept by the frontier (eventually consistent sums)',
   additionalProperties: count,
-} as const;
-
-export const domainParam = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 253,
-  pattern: '^[^\\s/{}]+$',
-  description: 'registrable domain (the shard key), e.g. example.com',
 } as const;
 
 /** Where the member list came from; see `MembershipSource` in `src/cluster-view.ts`. */
@@ -266,6 +261,7 @@ const domainRow = {
   type: 'object',
   required: [
     'domain',
+    'status',
     'owner',
     'queued',
     'inFlight',
@@ -278,6 +274,7 @@ const domainRow = {
   ],
   properties: {
     domain: { type: 'string' },
+    status: domainStatus,
     owner: { type: ['string', 'null'] },
     queued: integer,
     inFlight: integer,
@@ -337,6 +334,12 @@ export const domainResponse = {
     blockedUntilMs: {
       ...integer,
       description: 'epoch ms until which the domain is blocked; 0 = not',
+    },
+    scheduled: { ...integer, description: 'URLs waiting in refetch schedules (counted in queued)' },
+    budgetSpent: { ...integer, description: 'claims taken from the refilling budget this window' },
+    budgetRefillAtMs: {
+      ...integer,
+      description: 'epoch ms at which the spent refilling budget refills; 0 = never spent',
     },
     hostCount: integer,
     hosts: { type: 'array', items: { type: 'string' }, maxItems: 1000 },

@@ -13,6 +13,7 @@ import { ApiMetrics } from './metrics.js';
 import { registerClusterRoutes } from './routes/cluster.js';
 import { registerDomainRoutes } from './routes/domains.js';
 import { registerHostControlRoutes } from './routes/host-controls.js';
+import { registerInspectRoutes } from './routes/inspect.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerSeedRoutes } from './routes/seeds.js';
 import { StatsReader } from './stats-reader.js';
@@ -37,11 +38,32 @@ export interface ApiServerOptions {
   maxSeedItems?: number;
   /** How long `/readyz` waits for PING before answering 503. @default 1000 */
   readyTimeoutMs?: number;
+  /**
+   * Reads the robots.txt record of an origin (`https://host`) from the crawler's shared cache,
+   * for the domain page; `shardline api` passes the crawler's `RedisRobotsCache`. @default none
+   */
+  robots?: (origin: string) => Promise<object | undefined>;
   /** Fastify logger option (pino). @default false */
   logger?: FastifyServerOptions['logger'];
 }
 
-const DASHBOARD = new URL('../public/dashboard.html', import.meta.url);
+/** The dashboard's files, served at `/` and `/<name>`. */
+const DASHBOARD_FILES = {
+  '/': ['dashboard.html', 'text/html; charset=utf-8'],
+  '/dashboard.css': ['dashboard.css', 'text/css; charset=utf-8'],
+  '/dashboard-util.js': ['dashboard-util.js', 'text/javascript; charset=utf-8'],
+  '/dashboard-domain.js': ['dashboard-domain.js', 'text/javascript; charset=utf-8'],
+  '/dashboard.js': ['dashboard.js', 'text/javascript; charset=utf-8'],
+} as const;
+
+function readDashboard(): Map<string, { body: string; type: string }> {
+  return new Map(
+    Object.entries(DASHBOARD_FILES).map(([path, [file, type]]) => [
+      path,
+      { body: readFileSync(new URL(`../public/${file}`, import.meta.url), 'utf8'), type },
+    ]),
+  );
+}
 
 function positiveInteger(name: string, value: unknown, fallback: number): number {
   const v = value ?? fallback;
@@ -94,7 +116,8 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     guard: bearerGuard(options.token),
     maxSeedItems,
     readyTimeoutMs,
-    dashboardHtml: readFileSync(DASHBOARD, 'utf8'),
+    dashboard: readDashboard(),
+    robots: options.robots,
   };
 
   app.addHook('onResponse', async (request, reply) => {
@@ -145,5 +168,6 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   registerDomainRoutes(app, ctx);
   registerHostControlRoutes(app, ctx);
   registerSeedRoutes(app, ctx);
+  registerInspectRoutes(app, ctx);
   return app;
 }

@@ -15,6 +15,7 @@ import {
   encodeScoreCursor,
 } from './cursor.js';
 import { ApiErrorCode, HttpError } from './errors.js';
+import type { DOMAIN_STATUSES } from './schemas-common.js';
 
 /** Orders of `GET /v1/domains`. */
 export type DomainSort = 'depth' | 'fetched' | 'errors';
@@ -49,8 +50,11 @@ export interface PodView {
   counters: Record<string, number>;
 }
 
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
+
 export interface DomainRow {
   domain: string;
+  status: DomainStatus;
   owner: string | null;
   queued: number;
   inFlight: number;
@@ -388,8 +392,23 @@ export class StatsReader {
   }
 }
 
+/**
+ * What a domain is doing (see `domainStatus` in schemas-inspect.ts). `backingOff`: one of its
+ * hosts waits out a failure backoff (the domain page reads host states; the list does not).
+ */
+export function domainStatusOf(
+  s: Pick<DomainStats, 'paused' | 'queued' | 'inFlight' | 'fetched' | 'failed' | 'dead'>,
+  backingOff = false,
+): DomainStatus {
+  if (s.paused) return 'paused';
+  if (s.fetched === 0 && s.failed + s.dead > 0) return 'failing';
+  if (backingOff && s.queued + s.inFlight > 0) return 'backing-off';
+  return s.queued + s.inFlight > 0 ? 'active' : 'idle';
+}
+
 function toRow(s: DomainStats, owner: string | null): DomainRow {
   return {
+    status: domainStatusOf(s),
     domain: s.domain,
     owner,
     queued: s.queued,

@@ -34,7 +34,9 @@ describe('startApi with a Redis locator', () => {
     const first = await seeded(3);
     let current: string | undefined = first.url;
     const config = loadApiConfig({ REDIS_URL: first.url, API_PORT: '0', LOG_LEVEL: 'silent' });
-    api = await startApi(config, new StaticClusterView(['pod-a']), () => current);
+    api = await startApi(config, new StaticClusterView(['pod-a']), {
+      locate: () => current,
+    });
     expect((await call(api.url, '/v1/stats')).body.queued).toBe(3);
 
     await first.stop();

@@ -102,6 +102,9 @@ describe('GET /openapi.json', () => {
     ['post', '/v1/seeds'],
     ['post', '/v1/domains/{domain}/pause'],
     ['post', '/v1/domains/{domain}/resume'],
+    ['get', '/v1/ring/locate'],
+    ['get', '/v1/domains/{domain}/inspect'],
+    ['post', '/v1/domains/{domain}/dead-letters/requeue'],
     ['post', '/v1/domains/{domain}/block'],
     ['post', '/v1/domains/{domain}/hosts/{host}/block'],
     ['put', '/v1/domains/{domain}/hosts/{host}/delay'],
@@ -139,7 +142,7 @@ describe('GET /openapi.json', () => {
         if (param.in === 'path') expect(param.required).toBe(true);
         expect(path.includes(`{${param.name}}`) || param.in !== 'path').toBe(true);
       }
-      const mutating = method === 'post';
+      const mutating = method !== 'get';
       expect(Boolean(op.security), `${method} ${path} security`).toBe(mutating);
       if (mutating) expect(op.security).toEqual([{ bearerAuth: [] }]);
     }
@@ -165,14 +168,27 @@ describe('GET /openapi.json', () => {
 });
 
 describe('GET / (dashboard)', () => {
-  it('is one self-contained HTML page with no external assets', async () => {
+  it('is an HTML page with its own CSS and scripts, no external assets, no inline code', async () => {
     const { status, headers, body } = await call(fx.base, '/');
     expect(status).toBe(200);
     expect(headers.get('content-type')).toContain('text/html');
-    expect(headers.get('content-security-policy')).toContain("default-src 'none'");
+    const csp = headers.get('content-security-policy');
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
     expect(body).toContain('<svg id="ring"');
     expect(body).not.toMatch(/(src|href)="(https?:)?\/\//);
-    expect(body).not.toMatch(/@import|url\(http/);
+    expect(body).not.toMatch(/<script>|<style>/);
+    for (const [path, type] of [
+      ['/dashboard.css', 'text/css'],
+      ['/dashboard-util.js', 'text/javascript'],
+      ['/dashboard-domain.js', 'text/javascript'],
+      ['/dashboard.js', 'text/javascript'],
+    ]) {
+      const asset = await call(fx.base, path!);
+      expect([path, asset.status]).toEqual([path, 200]);
+      expect(asset.headers.get('content-type')).toContain(type);
+      expect(asset.body).not.toMatch(/@import|url\(http|https?:\/\/(?!www\.w3\.org)/);
+    }
   });
 });
 

@@ -1,13 +1,18 @@
 /**
  * An embedded `redis-server` for `shardline crawl` without REDIS_URL: a child process bound to
  * 127.0.0.1 with its data (AOF on) in a local directory, so a crawl stopped and started again
- * resumes where it was. The port is written to `<dataDir>/redis.port`; a second `shardline
- * crawl` on the same directory finds the running server there and reuses it.
+ * resumes where it was. `<dataDir>/redis.port` records its port, its pid and the shardline
+ * process that owns it. A second `shardline crawl` on the same directory shares the server
+ * while that owner lives; a server whose owner is gone (a leftover) is shut down and started
+ * again from its data, a port file nothing answers on (stale) is replaced — both with a notice,
+ * never silently. A watchdog (a tiny `sh` loop, not the server's child) stops the server when
+ * its owner dies without stopping it (kill -9), so it is never orphaned.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
 import { CliError, CliErrorCode } from './errors.js';
 
 /** Options of {@link startEmbeddedRedis}. */
@@ -20,6 +25,8 @@ export interface EmbeddedRedisOptions {
   executable?: string;
   /** How long to wait for the first PONG. @default 15000 */
   startTimeoutMs?: number;
+  /** Told when a stale port file or a leftover server is found and handled. */
+  onNotice?: (message: string) => void;
 }
 
 /** A running (started or reused) embedded Redis. */
@@ -29,6 +36,8 @@ export interface EmbeddedRedis {
   readonly dataDir: string;
   /** True when this call started the server (and `stop` will stop it). */
   readonly started: boolean;
+  /** The live shardline process whose server this call shares (when not started). */
+  readonly sharedWith?: number;
   /** Stops the server if this call started it (SIGTERM: Redis flushes the AOF). */
   stop(): Promise<void>;
 }
@@ -40,26 +49,58 @@ function startError(message: string): CliError {
 
 const PORT_FILE = 'redis.port';
 
+/** What the port file records. Older files hold the port alone. */
+interface PortRecord {
+  port: number;
+  /** The redis-server's pid. */
+  pid?: number;
+  /** The shardline process that started it and stops it. */
+  owner?: number;
+}
+
 /**
  * The embedded Redis that `startEmbeddedRedis` recorded in `dataDir` (its port file), or
  * `undefined` when there is none. Whether it still answers is for the caller to find out
  * (connecting tells why it does not; a missing file cannot).
  */
-export function findEmbeddedRedis(dataDir: string): { url: string; port: number } | undefined {
-  const port = readPort(join(resolve(dataDir), PORT_FILE));
-  return port === undefined ? undefined : { url: `redis://127.0.0.1:${port}`, port };
+export function findEmbeddedRedis(dataDir: string): ({ url: string } & PortRecord) | undefined {
+  const record = readRecord(join(resolve(dataDir), PORT_FILE));
+  return record === undefined ? undefined : { url: `redis://127.0.0.1:${record.port}`, ...record };
 }
 
-/** Starts (or reuses) the embedded Redis of `dataDir`. */
+/** True when `dataDir` holds an embedded Redis's data (its AOF), running or not. */
+export function hasEmbeddedData(dataDir: string): boolean {
+  const dir = resolve(dataDir);
+  return existsSync(join(dir, 'appendonlydir')) || existsSync(join(dir, 'appendonly.aof'));
+}
+
+/** Starts (or shares) the embedded Redis of `dataDir`. */
 export async function startEmbeddedRedis(
   options: EmbeddedRedisOptions = {},
 ): Promise<EmbeddedRedis> {
   const dataDir = resolve(options.dataDir ?? './.shardline/redis');
   mkdirSync(dataDir, { recursive: true });
   const portFile = join(dataDir, PORT_FILE);
+  const notice = options.onNotice ?? (() => undefined);
   const known = findEmbeddedRedis(dataDir);
-  if (known !== undefined && (await ping(known.port, 500))) {
-    return handle(dataDir, known.port, undefined);
+  if (known !== undefined) {
+    const answers = await ping(known.port, 500);
+    const ours = answers && (await servesDir(known.port, dataDir));
+    const ownerAlive = known.owner !== undefined && isAlive(known.owner);
+    if (ours && ownerAlive) return handle(dataDir, known.port, undefined, known.owner);
+    if (ours) {
+      notice(
+        `stopping a leftover embedded Redis (port ${known.port}${known.pid ? `, pid ${known.pid}` : ''}) whose shardline process is gone; starting it again from its data`,
+      );
+      await shutdown(known.port);
+    } else if (answers) {
+      notice(
+        `${portFile} names port ${known.port}, but the Redis there does not serve ${dataDir}: not using it`,
+      );
+    } else {
+      notice(`removing the stale ${portFile} (nothing answers on port ${known.port})`);
+    }
+    rmSync(portFile, { force: true });
   }
   const port = options.port || (await freePort());
   const executable = options.executable ?? 'redis-server';
@@ -119,20 +160,97 @@ export async function startEmbeddedRedis(
     child.kill('SIGKILL');
     throw startError(`${executable} did not answer PING on port ${port}`);
   }
-  writeFileSync(portFile, `${port}\n`);
+  const record: PortRecord = { port, pid: child.pid, owner: process.pid };
+  writeFileSync(portFile, `${JSON.stringify(record)}\n`);
+  const watchdog = startWatchdog(child.pid!);
   // A parent that exits without stop() still takes its child down (the AOF keeps the data).
   const onExit = () => child.kill('SIGTERM');
   process.once('exit', onExit);
-  return handle(dataDir, port, child, () => {
+  return handle(dataDir, port, child, undefined, () => {
     process.off('exit', onExit);
+    watchdog.stop();
     rmSync(portFile, { force: true });
   });
+}
+
+/**
+ * Stops the server `pid` once this process is gone, however it went (kill -9 included): a
+ * detached `sh` loop, so the terminal's SIGHUP to our process group does not take it first.
+ */
+function startWatchdog(pid: number): { stop(): void } {
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -0 ${pid} 2>/dev/null && kill -TERM ${pid}`;
+  const watchdog = spawn('sh', ['-c', script], { stdio: 'ignore', detached: true });
+  watchdog.on('error', () => undefined);
+  watchdog.unref();
+  return {
+    stop() {
+      try {
+        // The loop and its `sleep`: the watchdog leads its own process group.
+        if (watchdog.pid !== undefined) process.kill(-watchdog.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    },
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** True when the Redis on `port` keeps its data in `dataDir` (`CONFIG GET dir`). */
+async function servesDir(port: number, dataDir: string): Promise<boolean> {
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const reply = (await client.config('GET', 'dir')) as string[];
+    return reply[1] !== undefined && resolve(reply[1]) === dataDir;
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Shuts the Redis on `port` down (it writes its AOF) and waits until it stops answering. */
+async function shutdown(port: number): Promise<void> {
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.call('SHUTDOWN');
+  } catch {
+    // SHUTDOWN closes the connection instead of answering.
+  } finally {
+    client.disconnect();
+  }
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && (await ping(port, 300))) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 function handle(
   dataDir: string,
   port: number,
   child: ChildProcess | undefined,
+  sharedWith?: number,
   cleanup?: () => void,
 ): EmbeddedRedis {
   let stopping: Promise<void> | undefined;
@@ -141,6 +259,7 @@ function handle(
     port,
     dataDir,
     started: child !== undefined,
+    ...(sharedWith === undefined ? {} : { sharedWith }),
     stop() {
       if (!child) return Promise.resolve();
       stopping ??= new Promise<void>((done) => {
@@ -158,10 +277,27 @@ function handle(
   };
 }
 
-function readPort(file: string): number | undefined {
+function readRecord(file: string): PortRecord | undefined {
+  let text: string;
   try {
-    const port = Number(readFileSync(file, 'utf8').trim());
-    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
+    text = readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  const validPort = (n: unknown): n is number =>
+    typeof n === 'number' && Number.isInteger(n) && n > 0 && n < 65536;
+  const pid = (n: unknown) =>
+    typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined;
+  if (/^\d+$/.test(text)) return validPort(Number(text)) ? { port: Number(text) } : undefined;
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    if (!validPort(parsed.port)) return undefined;
+    const record: PortRecord = { port: parsed.port };
+    const redisPid = pid(parsed.pid);
+    const owner = pid(parsed.owner);
+    if (redisPid !== undefined) record.pid = redisPid;
+    if (owner !== undefined) record.owner = owner;
+    return record;
   } catch {
     return undefined;
   }

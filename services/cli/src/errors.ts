@@ -22,6 +22,8 @@ export const CliErrorCode = {
   UNKNOWN_DOMAIN: 'SHARDLINE_ERR_CLI_UNKNOWN_DOMAIN',
   /** Seeding stopped part-way (Redis refused a write); the counts before it were printed (1). */
   SEED_INTERRUPTED: 'SHARDLINE_ERR_CLI_SEED_INTERRUPTED',
+  /** `crawl` was given seeds and fetched nothing (each failure was logged and summarised) (1). */
+  NOTHING_FETCHED: 'SHARDLINE_ERR_CLI_NOTHING_FETCHED',
   /** No live pod can own new URLs and no `--pods` was given (exit status 1). */
   NO_PODS: 'SHARDLINE_ERR_CLI_NO_PODS',
 } as const;

@@ -46,7 +46,10 @@ const FLAG_CONTRACT: Record<string, PodSettingName> = {
 
 /** `shardline crawl` flags that are not pod settings. */
 const OTHER_CRAWL_FLAGS = [
+  '--redis',
   '--redis-url',
+  '--idle-grace-ms',
+  '--redis-connect-timeout-ms',
   '--redis-cluster',
   '--health-port',
   '--data-dir',
@@ -74,7 +77,7 @@ function sample(s: Setting): { argv: string[]; env: string } {
     case 'patterns':
       return { argv: [flag, 'a,b', flag, 'c'], env: 'a,b,c' };
     case 'exit':
-      return { argv: [flag, '1500'], env: '1500' };
+      return { argv: [flag, '--idle-grace-ms', '1500'], env: '1500' };
   }
 }
 
@@ -101,7 +104,7 @@ describe('shardline crawl flags', () => {
       const option = options.get(`--${s.flag}`);
       expect(option, name).toBeDefined();
       expect(option!.required, name).toBe(s.kind !== 'bool' && s.kind !== 'exit');
-      expect(option!.optional, name).toBe(s.kind === 'exit');
+      expect(option!.optional, name).toBe(false);
       expect(option!.description, name).toBe(`${s.doc} (env ${s.env}, default ${defaultText(s)})`);
     }
     for (const s of Object.values(PROCESS_SETTINGS)) {
@@ -136,7 +139,9 @@ describe('shardline crawl flags', () => {
       '--concurrency must be a non-negative integer, got "many"',
     );
     expect(() => parseCrawlFlags(['--pod-weight', 'x'])).toThrow(/--pod-weight must be a number/);
-    expect(() => parseCrawlFlags(['--exit-when-idle', 'soon'])).toThrow(/--exit-when-idle/);
+    expect(() => podOptionsFromFlags(parseCrawlFlags(['--idle-grace-ms', '5']))).toThrow(
+      '--idle-grace-ms needs --exit-when-idle',
+    );
   });
 });
 

@@ -15,8 +15,11 @@ describe('startEmbeddedRedis', () => {
     expect(findEmbeddedRedis(dataDir)).toBeUndefined();
     const first = await startEmbeddedRedis({ dataDir });
     expect(first.started).toBe(true);
-    expect(Number(readFileSync(join(dataDir, 'redis.port'), 'utf8'))).toBe(first.port);
-    expect(findEmbeddedRedis(dataDir)).toEqual({ url: first.url, port: first.port });
+    expect(JSON.parse(readFileSync(join(dataDir, 'redis.port'), 'utf8'))).toMatchObject({
+      port: first.port,
+      owner: process.pid,
+    });
+    expect(findEmbeddedRedis(dataDir)).toMatchObject({ url: first.url, port: first.port });
     const second = await startEmbeddedRedis({ dataDir });
     expect(second).toMatchObject({ started: false, port: first.port });
     const client = new Redis(first.url);

@@ -40,7 +40,11 @@ describe('crawlArgs', () => {
       '--same-domain-only',
       '--exit-when-idle',
     ]);
-    expect(crawlArgs(parse(['--exit-when-idle', '500']))).toEqual(['--exit-when-idle', '500']);
+    expect(crawlArgs(parse(['--exit-when-idle', '--idle-grace-ms', '500']))).toEqual([
+      '--exit-when-idle',
+      '--idle-grace-ms',
+      '500',
+    ]);
     expect(crawlArgs(parse(['--pods', '2']))).toEqual([]);
   });
 
@@ -48,7 +52,7 @@ describe('crawlArgs', () => {
     expect(() => parse(['--min-delay-ms', 'soon'])).toThrow(
       /--min-delay-ms must be a non-negative integer, got "soon"/,
     );
-    expect(() => crawlArgs(parse(['--exit-when-idle', '2s']))).toThrow(/--exit-when-idle/);
+    expect(() => crawlArgs(parse(['--idle-grace-ms', '2s']))).toThrow(/--idle-grace-ms/);
   });
 });
 

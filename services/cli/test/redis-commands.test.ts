@@ -78,12 +78,22 @@ describe('Redis-backed commands: help and connection', () => {
 
   it('without --redis or REDIS_URL: the embedded Redis of `shardline crawl` if its port file is there', async () => {
     const cwd = join(dir, 'with-embedded');
-    mkdirSync(join(cwd, '.shardline', 'redis'), { recursive: true });
-    writeFileSync(join(cwd, '.shardline', 'redis', 'redis.port'), `${server.port}\n`);
-    const result = await runCliWith(['stats', '--json'], { cwd });
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ queued: 0, domains: 0 });
+    const redisDir = join(cwd, '.shardline', 'redis');
+    mkdirSync(redisDir, { recursive: true });
+    // A running crawl's server: it serves this data dir and its owner (this runner) lives.
+    const embedded = await startRedis({ dir: redisDir });
+    try {
+      writeFileSync(
+        join(redisDir, 'redis.port'),
+        `${JSON.stringify({ port: embedded.port, pid: embedded.pid, owner: process.pid })}\n`,
+      );
+      const result = await runCliWith(['stats', '--json'], { cwd });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ queued: 0, domains: 0 });
+    } finally {
+      await embedded.stop();
+    }
   });
 
   it('with no Redis configured and none embedded: one line saying how to give one', async () => {

@@ -7,13 +7,14 @@
 import { setMaxListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import { DnsCache } from '@shardline/dns';
-import { type FrontierError, RedisFrontier } from '@shardline/frontier';
+import { type FrontierError, RedisFrontier, RedisOomError } from '@shardline/frontier';
 import { type Assignment, Membership } from '@shardline/membership';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import { PodArchive } from './archive/pod-archive.js';
 import { Batcher } from './batcher.js';
+import { parseBudget } from './duration.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
 import { FrontierWatch } from './frontier-watch.js';
@@ -117,6 +118,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     maxRetries: s.maxRetries,
     maxDepth: s.maxDepth,
     maxAcceptedPerDomain: s.maxPagesPerDomain,
+    maxAcceptedPerHost: s.maxPagesPerHost,
+    domainBudget: s.domainBudget === undefined ? null : (parseBudget(s.domainBudget) ?? null),
     defaultDelayMs: s.minDelayMs,
     defaultConcurrency: s.perHostConcurrency,
     adaptiveDelayFactor: s.adaptiveDelayFactor,
@@ -148,7 +151,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   const stopLogging = membership ? logMembershipEvents(membership, log, s.podId) : undefined;
 
   const closing = unlimitedListeners(new AbortController());
-  const faults = new RedisFaults({ log, signal: closing.signal });
+  const faults = new RedisFaults({ log });
   // Every write of the lease path waits while Redis is full (see redis-faults.ts).
   const writes = waitingWrites(frontier, faults);
   const watch = new FrontierWatch({
@@ -164,6 +167,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   });
   const dns = new DnsCache({
     overrides: s.resolve,
+    // A `host:addr` override reaches its seeds' ports only (vet-address allows them).
+    portlessOverridePorts: 'allowed',
     allowPrivateAddresses: s.allowPrivateAddresses,
   });
   const fetcher = new Fetcher({
@@ -232,6 +237,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     streamKey: s.resultsStreamKey,
     maxLen: s.resultsMaxLen,
     ...(s.resultsJsonl === undefined ? {} : { jsonlPath: s.resultsJsonl }),
+    ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
   });
   const counters = new PodCounters();
   // The page handler: the pod option, or the module `handler` names, loaded at start.
@@ -324,7 +330,10 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     minClaimIntervalMs: s.minClaimIntervalMs,
     maxIdleSleepMs: s.maxIdleSleepMs,
     heartbeatIntervalMs: s.leaseTimeoutMs > 0 ? s.heartbeatIntervalMs : 0,
-    onError: (error, where) => log.warn({ err: error, where }, 'work loop error'),
+    onError: (error, where) => {
+      // A full Redis is logged once per episode by `faults`, not once per claim.
+      if (!(error instanceof RedisOomError)) log.warn({ err: error, where }, 'work loop error');
+    },
     onLeaseLost: (lease) => log.warn({ url: lease.url }, 'lease lost while fetching'),
   };
   if (subscriber) loopOptions.wake = { channel: frontier.wakeChannel(s.podId), subscriber };

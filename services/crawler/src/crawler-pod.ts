@@ -162,6 +162,7 @@ export class CrawlerPod {
     const p = this.#p;
     this.#draining = true;
     p.watch.stop();
+    p.faults.stop();
     await p.loop.stop(graceful ? p.settings.stopGraceMs : 0);
     // Robots loads the released leases no longer wait for: abort them, cache nothing.
     p.closing.abort();

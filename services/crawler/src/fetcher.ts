@@ -4,7 +4,7 @@
  * send time for politeness, and turns every network or protocol failure into an outcome.
  */
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, type Dispatcher, interceptors } from 'undici';
+import { Agent, Client, type Dispatcher, interceptors, Pool } from 'undici';
 import { CrawlerError, CrawlerErrorCode, check, FetchErrorCode, invalidOption } from './errors.js';
 import { FetchHandler } from './fetch-handler.js';
 import type { FetchOptions, FetchOutcome } from './fetch-types.js';
@@ -64,6 +64,11 @@ export interface FetcherOptions {
 /** The part of `DnsCache` (`@shardline/dns`) the fetcher uses. */
 export interface FetcherDns {
   lookup: LookupFunction;
+  /**
+   * The lookup of connections to one port. Used when present, so that a `host:address`
+   * override reaches only the ports it is meant for (`DnsCache.lookupFor`).
+   */
+  lookupFor?(port: number): LookupFunction;
   resolve?(hostname: string): Promise<unknown>;
 }
 
@@ -178,6 +183,18 @@ export class Fetcher {
       headersTimeout,
       bodyTimeout,
       connect: lookup ? { timeout: connectTimeout, lookup } : { timeout: connectTimeout },
+      // One pool per origin, hence per port: each gets the lookup of its port (see FetcherDns).
+      factory: (origin, agentOpts) => {
+        const opts = agentOpts as Pool.Options;
+        const lookupFor = dns?.lookupFor;
+        const pool: Pool.Options = lookupFor
+          ? {
+              ...opts,
+              connect: { timeout: connectTimeout, lookup: lookupFor.call(dns, portOf(origin)) },
+            }
+          : opts;
+        return pool.connections === 1 ? new Client(origin, pool) : new Pool(origin, pool);
+      },
     });
     // No redirect interceptor on purpose: a redirect is a new URL for the frontier, which owns
     // dedup, scope and politeness for it. undici's decompress interceptor hands us decoded
@@ -329,4 +346,11 @@ function validateHeaders(headers: unknown, owner = OWNER): Record<string, string
     out[name.toLowerCase()] = value;
   }
   return out;
+}
+
+/** The port a URL or origin connects to, its scheme's default included. */
+export function portOf(origin: string | URL): number {
+  const url = typeof origin === 'string' ? new URL(origin) : origin;
+  if (url.port) return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
 }

@@ -8,7 +8,7 @@ export {
 } from './config.js';
 export { decodeBody } from './content.js';
 export { CrawlerPod } from './crawler-pod.js';
-export { DURATION_FORMS, parseDuration } from './duration.js';
+export { DURATION_FORMS, parseBudget, parseDuration } from './duration.js';
 export {
   CrawlerError,
   CrawlerErrorCode,

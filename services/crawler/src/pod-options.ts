@@ -7,6 +7,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ArchiveStats } from './archive/pod-archive.js';
 import type { PageHandler } from './handlers/page-api.js';
+import type { CrawlResult } from './results.js';
 import type { PodSettingOptions } from './settings.js';
 import type { WakeSubscriber } from './work-loop.js';
 
@@ -31,6 +32,8 @@ export interface PodLiveOptions {
    * of the `handler` setting, which it overrides. @default none
    */
   pageHandler?: PageHandler;
+  /** Told of every lease's result as it is recorded (the CLI's failure log and summary). */
+  onResult?: (result: CrawlResult) => void;
 }
 
 /**

@@ -21,7 +21,7 @@ export interface ProcessSetting {
 export const PROCESS_SETTINGS = {
   redisUrl: {
     env: 'REDIS_URL',
-    flag: 'redis-url',
+    flag: 'redis',
     doc: 'Redis to use, a redis:// or rediss:// URL',
     defaultText: 'none: `shardline crawl` starts an embedded redis-server',
   },

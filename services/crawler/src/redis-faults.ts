@@ -25,12 +25,13 @@ const MAX_WAIT_MS = 2000;
 /** Options of {@link RedisFaults}. */
 export interface RedisFaultsOptions {
   log: Logger;
-  /** Aborted when the pod closes: a write still refused then fails instead of waiting on. */
-  signal: AbortSignal;
 }
 
 export class RedisFaults {
   readonly #o: RedisFaultsOptions;
+  // Aborted by stop(): a write still refused then fails instead of waiting on, so a stopping
+  // pod is never held by a full Redis (its lease is left to expire and be fetched again).
+  readonly #stopping = new AbortController();
   #episodes = 0;
   // Since the first refusal of the current episode (undefined: Redis takes writes).
   #oomSinceMs: number | undefined;
@@ -49,9 +50,9 @@ export class RedisFaults {
         this.#recovered();
         return result;
       } catch (error) {
-        if (!(error instanceof RedisOomError) || this.#o.signal.aborted) throw error;
+        if (!(error instanceof RedisOomError) || this.#stopping.signal.aborted) throw error;
         this.#refused(what, error);
-        await sleep(waitMs, this.#o.signal);
+        await sleep(waitMs, this.#stopping.signal);
         waitMs = Math.min(MAX_WAIT_MS, waitMs * 2);
       }
     }
@@ -76,7 +77,7 @@ export class RedisFaults {
       try {
         report = await enqueue(todo.map((i) => items[i]!));
       } catch (error) {
-        if (!(error instanceof RedisOomError) || !error.report || this.#o.signal.aborted) {
+        if (!(error instanceof RedisOomError) || !error.report || this.#stopping.signal.aborted) {
           throw error;
         }
         this.#refused('enqueue', error);
@@ -94,11 +95,34 @@ export class RedisFaults {
       for (const pod of report.wokenPods) woken.add(pod);
       if (pending.length === 0) break;
       todo = pending.map((k) => todo[k]!);
-      await sleep(waitMs, this.#o.signal);
+      await sleep(waitMs, this.#stopping.signal);
       waitMs = Math.min(MAX_WAIT_MS, waitMs * 2);
     }
     this.#recovered();
     return { results, ...total, wokenPods: [...woken] };
+  }
+
+  /**
+   * Passes a write's outcome through, noting a refusal (one log line per episode) or a
+   * success. For writes whose caller retries by itself (the work loop's claims), so that a
+   * stopping pod is not held in a wait here.
+   */
+  observe<T>(what: string, write: Promise<T>): Promise<T> {
+    return write.then(
+      (result) => {
+        this.#recovered();
+        return result;
+      },
+      (error: unknown) => {
+        if (error instanceof RedisOomError) this.#refused(what, error);
+        throw error;
+      },
+    );
+  }
+
+  /** Ends every wait: refused writes fail from now on (the pod is stopping). */
+  stop(): void {
+    this.#stopping.abort();
   }
 
   /** Records that the frontier was lost (the watch that found it stops the pod). */
@@ -162,18 +186,21 @@ export type PodWrites = Pick<
 >;
 
 /**
- * The pod's frontier writes, each waiting out an OOM (see {@link RedisFaults}). Heartbeats go
- * straight through: Redis runs them when full, and a sweep must not wait behind anything.
+ * The pod's frontier writes. Those Redis refuses when full wait it out (see
+ * {@link RedisFaults}), but claims, which the work loop retries itself. Heartbeats, completions,
+ * failures and releases go straight through: Redis runs them when full (allow-oom).
  */
 export function waitingWrites(frontier: RedisFrontier, faults: RedisFaults): PodWrites {
   return {
-    claim: (request) => faults.retryOnOom('claim', () => frontier.claim(request)),
+    // The work loop retries a failed claim itself, and must stay free to stop.
+    claim: (request) => faults.observe('claim', frontier.claim(request)),
     heartbeat: (lease) => frontier.heartbeat(lease),
     heartbeatMany: (leases) => frontier.heartbeatMany(leases),
-    release: (lease, options) =>
-      faults.retryOnOom('release', () => frontier.release(lease, options)),
-    fail: (lease, failure) => faults.retryOnOom('fail', () => frontier.fail(lease, failure)),
-    completeMany: (items) => faults.retryOnOom('complete', () => frontier.completeMany(items)),
+    // Redis runs these when full (allow-oom): nothing to wait for, and their success says
+    // nothing about the end of an episode.
+    release: (lease, options) => frontier.release(lease, options),
+    fail: (lease, failure) => frontier.fail(lease, failure),
+    completeMany: (items) => frontier.completeMany(items),
     enqueue: (items) => faults.enqueue((batch) => frontier.enqueue(batch), items),
     setHostPolicy: (host, policy, domain) =>
       faults.retryOnOom('set-host-policy', () => frontier.setHostPolicy(host, policy, domain)),

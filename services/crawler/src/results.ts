@@ -126,6 +126,8 @@ export interface ResultSinkOptions<T extends object = CrawlResult> {
   flushMs?: number;
   /** Results buffered before a flush is forced. @default 256 */
   maxBuffered?: number;
+  /** Told of every result as it is written (a process's failure log and summary). */
+  onResult?: (result: T) => void;
 }
 
 /**
@@ -140,6 +142,7 @@ export class ResultSink<T extends object = CrawlResult> {
   readonly #maxBuffered: number;
   readonly #file: WriteStream | undefined;
   readonly #encode: (record: T) => string[];
+  readonly #onResult: ((result: T) => void) | undefined;
   #buffer: T[] = [];
   #timer: NodeJS.Timeout | undefined;
   readonly #running = new Set<Promise<void>>();
@@ -151,6 +154,7 @@ export class ResultSink<T extends object = CrawlResult> {
     const owner = 'ResultSinkOptions';
     this.#redis = options.redis;
     this.#encode = options.encode ?? (encodeResult as unknown as (record: T) => string[]);
+    this.#onResult = options.onResult;
     this.streamKey = check.string(owner, 'streamKey', options.streamKey, 'sl:results');
     this.#maxLen = check.int(owner, 'maxLen', options.maxLen, 1_000_000, 0);
     this.#flushMs = check.int(owner, 'flushMs', options.flushMs, 50, 0);
@@ -167,6 +171,7 @@ export class ResultSink<T extends object = CrawlResult> {
 
   /** Queues one result. */
   write(result: T): void {
+    this.#onResult?.(result);
     this.#buffer.push(result);
     if (this.#buffer.length >= this.#maxBuffered) this.flush();
     else if (!this.#timer) this.#timer = setTimeout(() => this.flush(), this.#flushMs);

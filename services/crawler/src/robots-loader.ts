@@ -81,6 +81,12 @@ export interface RobotsLoadResult {
   unreachable: number;
   /** Requests made for this answer (empty unless `from === 'fetch'`). */
   hops: RobotsFetchHop[];
+  /**
+   * Set when this pod's fetch took robots.txt as unavailable (allow all) because it redirects
+   * to nowhere — an address the policy refuses or a name that does not resolve: why (also on
+   * the memory hits of that answer; every lease it decides records it).
+   */
+  unavailable?: string;
 }
 
 /** Options of {@link RobotsLoader}. */
@@ -129,6 +135,8 @@ interface MemoryEntry {
   robots: RobotsTxt;
   expiresAtMs: number;
   unreachable: number;
+  // Why this pod's fetch took robots.txt as unavailable (see RobotsLoadResult.unavailable).
+  unavailable?: string;
 }
 
 /** Loads, caches and coalesces robots.txt per origin. */
@@ -267,6 +275,7 @@ export class RobotsLoader {
     if (cached) {
       this.#memoryHits += 1;
       return Promise.resolve({
+        ...(cached.unavailable === undefined ? {} : { unavailable: cached.unavailable }),
         origin,
         robots: cached.robots,
         from: 'memory',
@@ -328,11 +337,11 @@ export class RobotsLoader {
         hops: [],
       };
     }
-    const { robots, hops, ttlMs, reachable } = await this.#fetchRobots(origin);
+    const { robots, hops, ttlMs, reachable, unavailable: why } = await this.#fetchRobots(origin);
     const unreachable = reachable ? 0 : Math.max(unreachableBefore, shared?.unreachable ?? 0) + 1;
     const fetchedAtMs = this.#now();
     const expiresAtMs = fetchedAtMs + ttlMs;
-    this.#remember(origin, robots, expiresAtMs, unreachable);
+    this.#remember(origin, robots, expiresAtMs, unreachable, why);
     if (this.#shared) {
       const record: RobotsCacheRecord = { v: 1, robots: robots.toJSON(), fetchedAtMs, expiresAtMs };
       if (unreachable > 0) record.unreachable = unreachable;
@@ -345,7 +354,16 @@ export class RobotsLoader {
         this.#sharedCacheErrors += 1;
       }
     }
-    return { origin, robots, from: 'fetch', expiresAtMs, unreachable, hops };
+    const result: RobotsLoadResult = {
+      origin,
+      robots,
+      from: 'fetch',
+      expiresAtMs,
+      unreachable,
+      hops,
+    };
+    if (why !== undefined) result.unavailable = why;
+    return result;
   }
 
   /** The shared record of an origin; `fresh` false once it expired (its count still counts). */
@@ -383,17 +401,29 @@ export class RobotsLoader {
     }
   }
 
-  #remember(origin: string, robots: RobotsTxt, expiresAtMs: number, unreachable: number): void {
+  #remember(
+    origin: string,
+    robots: RobotsTxt,
+    expiresAtMs: number,
+    unreachable: number,
+    unavailable?: string,
+  ): void {
     const ttl = expiresAtMs - this.#now();
     // lru-cache reads a TTL of 0 as "never expires": an answer already expired (max-age=0 with
     // minTtlMs 0, always reachable) replaces the old entry and is not kept itself.
-    if (ttl > 0) this.#memory.set(origin, { robots, expiresAtMs, unreachable }, { ttl });
+    const entry: MemoryEntry = { robots, expiresAtMs, unreachable };
+    if (unavailable !== undefined) entry.unavailable = unavailable;
+    if (ttl > 0) this.#memory.set(origin, entry, { ttl });
     else this.#memory.delete(origin);
   }
 
-  async #fetchRobots(
-    origin: string,
-  ): Promise<{ robots: RobotsTxt; hops: RobotsFetchHop[]; ttlMs: number; reachable: boolean }> {
+  async #fetchRobots(origin: string): Promise<{
+    robots: RobotsTxt;
+    hops: RobotsFetchHop[];
+    ttlMs: number;
+    reachable: boolean;
+    unavailable?: string;
+  }> {
     const hops: RobotsFetchHop[] = [];
     let url = `${origin}/robots.txt`;
     for (let redirects = 0; ; redirects++) {
@@ -431,6 +461,21 @@ export class RobotsLoader {
           url = next.href;
           continue;
         }
+      }
+      if (redirects > 0 && NOWHERE.has(outcome.error?.code ?? '')) {
+        // A redirect to an address the policy refuses, or to a name that does not resolve, is
+        // a redirect to nowhere: RFC 9309 §2.3.1.3 lets a crawler take robots.txt as
+        // unavailable after bad redirects (as a 4xx: allow all). Held as unreachable, the host
+        // would wait out every retry for a file that can never be fetched.
+        const cause = `${outcome.error!.code}: ${outcome.error!.message}`;
+        const why = `robots.txt redirects to ${url}, which cannot be fetched (${cause}): unavailable, allow all`;
+        return {
+          robots: RobotsTxt.allowAll(why),
+          hops,
+          ttlMs: this.#ttlMs,
+          reachable: true,
+          unavailable: why,
+        };
       }
       const reachable = !isUnreachable(outcome);
       return {
@@ -472,6 +517,9 @@ export class RobotsLoader {
 function aborted(): CrawlerError {
   return new CrawlerError(CrawlerErrorCode.ABORTED, 'robots.txt load aborted');
 }
+
+/** Fetch errors of a redirect target that make it a redirect to nowhere (see #fetchRobots). */
+const NOWHERE = new Set<string>([FetchErrorCode.DNS_REFUSED, FetchErrorCode.DNS]);
 
 /** 5xx, 429 or no (complete) response: RFC 9309 §2.3.1.3–4 "unreachable", disallow all. */
 function isUnreachable(outcome: FetchOutcome): boolean {

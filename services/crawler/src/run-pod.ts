@@ -11,6 +11,7 @@ import { type HealthServer, servePodHealth } from './health-server.js';
 import type { PodStats } from './pod-options.js';
 import { quietKnownWarnings } from './process-warnings.js';
 import { openPodRedis, type RedisTarget, waitForRedis } from './redis-client.js';
+import type { CrawlResult } from './results.js';
 import { POD_SETTINGS } from './settings.js';
 
 /** Options of {@link runPod}. */
@@ -19,6 +20,8 @@ export interface RunPodOptions {
   settings: EnvPodOptions;
   /** Where Redis is. */
   redis: RedisTarget;
+  /** Told of every lease's result (see `PodLiveOptions.onResult`). */
+  onResult?: (result: CrawlResult) => void;
   /** How long the first connection may take before runPod gives up. @default 10000 */
   redisConnectTimeoutMs?: number;
   /** Serve `/healthz`, `/readyz`, `POST /drain` on this port. @default off */
@@ -29,7 +32,7 @@ export interface RunPodOptions {
   /** Once the pod runs; may return what ends it when the pod stops (a progress timer). */
   whileRunning?: (pod: CrawlerPod) => (() => void) | undefined;
   /** After the pod has stopped and its health server closed, before Redis is closed. */
-  afterStop?: (pod: CrawlerPod) => void;
+  afterStop?: (pod: CrawlerPod) => void | Promise<void>;
   /** A second SIGTERM / SIGINT exits at once with status 130. @default false */
   exitOnSecondSignal?: boolean;
   /**
@@ -62,7 +65,12 @@ export async function runPod(o: RunPodOptions): Promise<PodStats> {
   const redis = connection.client;
   let pod: CrawlerPod;
   try {
-    pod = new CrawlerPod({ ...o.settings, redis, logger });
+    pod = new CrawlerPod({
+      ...o.settings,
+      redis,
+      logger,
+      ...(o.onResult ? { onResult: o.onResult } : {}),
+    });
   } catch (error) {
     redis.disconnect();
     throw error;
@@ -137,7 +145,7 @@ export async function runPod(o: RunPodOptions): Promise<PodStats> {
     stopWatching?.();
     await pod.stop();
     await health?.close();
-    if (started) o.afterStop?.(pod);
+    if (started) await o.afterStop?.(pod);
     if (redis.status === 'ready') {
       await redis
         .quit()

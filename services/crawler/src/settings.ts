@@ -10,6 +10,7 @@
  * The flag and env names are a user contract: rename none of them.
  */
 import { hostname } from 'node:os';
+import { DURATION_FORMS, parseBudget } from './duration.js';
 import type { Setting, SettingKind, SettingValue } from './setting-kinds.js';
 import { OUTPUT_SETTINGS } from './settings-output.js';
 
@@ -195,7 +196,7 @@ export const POD_SETTINGS = {
     env: 'RESOLVE',
     flag: 'resolve',
     kind: 'list',
-    doc: 'DNS override host:addr, repeatable or comma-separated',
+    doc: "DNS override host:port:addr (that port only) or host:addr (only the ports of that host's seeds), repeatable or comma-separated",
     default: [],
     arg: 'host:addr',
   },
@@ -247,6 +248,34 @@ export const POD_SETTINGS = {
     kind: 'int',
     doc: 'URLs accepted per domain (0 = no cap)',
     default: 0,
+  },
+  /**
+   * A hard cap per host, like `maxPagesPerDomain` per domain: URLs past it are counted
+   * over-cap (`SHARDLINE_ERR_FRONTIER_HOST_ACCEPT_CAP`), exact across pods.
+   */
+  maxPagesPerHost: {
+    env: 'MAX_PAGES_PER_HOST',
+    flag: 'max-pages-per-host',
+    kind: 'int',
+    doc: 'URLs accepted per host (0 = no cap)',
+    default: 0,
+  },
+  /**
+   * A refilling budget per domain, `<pages>/<period>`: at most that many claims per window;
+   * when spent the domain's URLs stay queued and resume when the window ends. The window
+   * lives in the domain's Redis state (survives restarts, moves with the domain).
+   */
+  domainBudget: {
+    env: 'DOMAIN_BUDGET',
+    flag: 'domain-budget',
+    kind: 'string',
+    doc: 'pages per period per domain, refilling, e.g. 1000/1d (spent: URLs wait, not dropped)',
+    defaultText: 'none',
+    arg: 'pages/period',
+    refine: (text) =>
+      parseBudget(text) === undefined
+        ? `<pages>/<period>, like 1000/1d (${DURATION_FORMS})`
+        : undefined,
   },
   /**
    * Recrawl: every URL fetched is scheduled again this long after its fetch (a URL's own

@@ -58,4 +58,37 @@ describe('recrawl in the pod', () => {
     expect(stats.inFlight).toBe(0);
     expect(await pod.frontier.settled()).toBe(false);
   }, 30_000);
+
+  it('a page handler schedules the URLs it enqueues with ctx.enqueue(…, { refetchAfterMs })', async () => {
+    web.clearLog();
+    const seed = `${web.origin('site1.test')}/`;
+    let picked = '';
+    const pod = new CrawlerPod({
+      redis,
+      podId: 'rc-2',
+      prefix: 'rc2',
+      minDelayMs: 0,
+      resolve: web.resolveOverrides,
+      logger: pino({ level: 'silent' }),
+      pageHandler: (page, ctx) => {
+        ctx.skipLinks();
+        if (page.url === seed) {
+          picked = new URL(page.$('a[href]').first().attr('href')!, seed).href;
+          ctx.enqueue(picked, { refetchAfterMs: 300 });
+        }
+      },
+    });
+    await pod.seed([seed]);
+    await pod.start();
+    // The seed is fetched once; the handler's URL again and again, 300 ms apart.
+    await vi.waitFor(() => expect(web.fetchCounts().get(picked)).toBeGreaterThanOrEqual(2), {
+      timeout: 15_000,
+      interval: 50,
+    });
+    await pod.stop();
+    expect(web.fetchCounts().get(seed)).toBe(1);
+    const path = new URL(picked).pathname;
+    const starts = web.log.filter((e) => e.path === path).map((e) => e.startMs);
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(300 - 5);
+  }, 30_000);
 });

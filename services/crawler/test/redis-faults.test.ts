@@ -90,7 +90,14 @@ describe('pod under Redis faults', () => {
     const code = await exited;
     expect(code).not.toBe(0);
     expect(out).toContain('SHARDLINE_ERR_FRONTIER_LOST');
-    expect(out).not.toMatch(/"msg":"idle: exiting/);
+    expect(out).toContain('Redis has no persistence');
+    const logs = out
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg?: string; graceful?: boolean; faults?: object });
+    // Not a finished crawl: no graceful leave, and the final stats say why it stopped.
+    expect(logs.some((l) => l.msg === 'membership left' && l.graceful)).toBe(false);
+    expect(logs.find((l) => l.msg === 'pod stopped')?.faults).toMatchObject({ frontierLost: 1 });
     // Whoever reads the emptied Redis (stats, /metrics, dashboard) sees why it is empty.
     const reader = new RedisFrontier({ redis: seeder, ownerOf: () => 'pod-lost' });
     expect(await reader.inspector.frontierLost()).toMatchObject({ pod: 'pod-lost', found: null });
@@ -155,5 +162,42 @@ describe('pod under Redis faults', () => {
       fetched: exact.fetched,
     });
     expect(exact).toMatchObject({ queued: 0, fetched: 40, repeats: 0 });
+  }, 60_000);
+
+  it('stops promptly while Redis is full: a stopping pod is not held by its OOM waits', async () => {
+    const redis = await startRedis({ args: ['--maxmemory-policy', 'noeviction'] });
+    cleanups.push(() => redis.stop());
+    const site = await chainSite(1000);
+    cleanups.push(() => new Promise<void>((r) => site.server.close(() => r())));
+    const client = new Redis(redis.port, redis.host);
+    const admin = new Redis(redis.port, redis.host);
+    cleanups.push(() => {
+      client.disconnect();
+      admin.disconnect();
+    });
+    const pod = new CrawlerPod({
+      redis: client,
+      logger: pino({ level: 'silent' }),
+      podId: 'pod-stop',
+      assignment: { ownerOf: () => 'pod-stop', onChange: () => () => undefined },
+      resolve: ['site.test:127.0.0.1'],
+      minDelayMs: 20,
+      stopGraceMs: 500,
+    });
+    await pod.seed([`http://site.test:${site.port}/p/0`]);
+    await pod.start();
+    await vi.waitFor(() => expect(site.hits.get('/p/2')).toBe(1), {
+      timeout: 20_000,
+      interval: 20,
+    });
+    await admin.config('SET', 'maxmemory', '1');
+    // Long enough for a page's links to wait on the refused enqueue.
+    await vi.waitFor(() => expect(pod.stats().faults.redisOom).toBeGreaterThan(0), {
+      timeout: 10_000,
+    });
+    const stopped = Date.now();
+    await pod.stop();
+    expect(Date.now() - stopped).toBeLessThan(5000);
+    await admin.config('SET', 'maxmemory', '0');
   }, 60_000);
 });

@@ -44,7 +44,9 @@ describe('runPod', () => {
         events.push(`running ready=${pod.ready}`);
         return () => events.push('stop-watching');
       },
-      afterStop: (pod) => events.push(`after-stop live=${pod.live}`),
+      afterStop: (pod) => {
+        events.push(`after-stop live=${pod.live}`);
+      },
     });
     expect(events).toEqual([
       'before-start',

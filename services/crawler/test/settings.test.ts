@@ -46,6 +46,8 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ALLOW_DOMAINS: 'allowDomains',
   DENY_PATTERNS: 'denyPatterns',
   MAX_PAGES_PER_DOMAIN: 'maxPagesPerDomain',
+  MAX_PAGES_PER_HOST: 'maxPagesPerHost',
+  DOMAIN_BUDGET: 'domainBudget',
   REFETCH_AFTER: 'refetchAfterMs',
   REFETCH_ADAPTIVE: 'refetchAdaptive',
   REFETCH_MIN: 'refetchMinMs',
@@ -104,6 +106,8 @@ const DEFAULTS = {
   allowDomains: undefined,
   denyPatterns: [],
   maxPagesPerDomain: 0,
+  maxPagesPerHost: 0,
+  domainBudget: undefined,
   refetchAfterMs: 0,
   refetchAdaptive: false,
   refetchMinMs: 3_600_000,
@@ -165,6 +169,8 @@ interface SettingOptionsContract {
   allowDomains?: string[];
   denyPatterns?: (string | RegExp)[];
   maxPagesPerDomain?: number;
+  maxPagesPerHost?: number;
+  domainBudget?: string;
   refetchAfterMs?: number;
   refetchAdaptive?: boolean;
   refetchMinMs?: number;
@@ -305,7 +311,7 @@ describe('the settings table', () => {
       keyof typeof POD_SETTINGS | keyof PodLiveOptions
     >();
     expectTypeOf<keyof PodLiveOptions>().toEqualTypeOf<
-      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler'
+      'redis' | 'subscriber' | 'assignment' | 'logger' | 'pageHandler' | 'onResult'
     >();
   });
 });

@@ -125,7 +125,7 @@ function newPod(options: Partial<CrawlerPodOptions> = {}): CrawlerPod {
     podId: `sm-${n}`,
     prefix: `sm${n}`,
     minDelayMs: MIN_DELAY_MS,
-    resolve: ['*.test:127.0.0.1'],
+    resolve: [`*.test:${port}:127.0.0.1`],
     exitWhenIdle: { graceMs: 300 },
     logger: pino({ level: 'silent' }),
     ...options,

@@ -85,10 +85,11 @@ local function host_state(root, host)
 end
 
 -- Earliest time a new request may start: next_allowed_at, or later while an operator's
--- block (of the host, or of its whole domain in R .. 'd') lasts.
+-- block (of the host, or of its whole domain in R .. 'd') lasts or the domain's refilling
+-- budget is spent ('be', budget.lua).
 local function not_before(root, st)
-  local dbu = tonumber(redis.call('HGET', root .. 'd', 'bu')) or 0
-  return math.max(st.n, st.bu, dbu)
+  local d = redis.call('HMGET', root .. 'd', 'bu', 'be')
+  return math.max(st.n, st.bu, tonumber(d[1]) or 0, tonumber(d[2]) or 0)
 end
 
 --[[

@@ -105,31 +105,35 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: RouteContext): void
     reply.code(204).header('cache-control', 'max-age=86400').send(),
   );
 
-  app.get(
-    '/',
-    {
-      schema: {
-        summary: 'Dashboard',
-        description:
-          'One self-contained HTML page (inline CSS/JS, no external assets) polling the /v1 routes.',
-        tags: ['ops'],
-        produces: ['text/html'],
-        response: {
-          200: {
-            description: 'HTML page',
-            content: { 'text/html': { schema: { type: 'string' } } },
-          },
-        },
+  const csp =
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:";
+  for (const [path, file] of ctx.dashboard) {
+    const page = path === '/';
+    app.get(
+      path,
+      {
+        schema: page
+          ? {
+              summary: 'Dashboard',
+              description:
+                'The dashboard page (its CSS and ES modules at /dashboard.css, /dashboard.js, /dashboard-domain.js, /dashboard-util.js; no external assets) polling the /v1 routes.',
+              tags: ['ops'],
+              produces: ['text/html'],
+              response: {
+                200: {
+                  description: 'HTML page',
+                  content: { 'text/html': { schema: { type: 'string' } } },
+                },
+              },
+            }
+          : { hide: true },
       },
-    },
-    async (_request, reply) =>
-      reply
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-cache')
-        .header(
-          'content-security-policy',
-          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:",
-        )
-        .send(ctx.dashboardHtml),
-  );
+      async (_request, reply) =>
+        reply
+          .type(file.type)
+          .header('cache-control', 'no-cache')
+          .header('content-security-policy', csp)
+          .send(file.body),
+    );
+  }
 }

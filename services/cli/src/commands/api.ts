@@ -4,11 +4,18 @@
  * Redis is found like every other command: `--redis`/`--redis-cluster`, REDIS_URL /
  * REDIS_CLUSTER_NODES, else the embedded Redis in `--data-dir` (of `shardline crawl`/`up`).
  */
-import { loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
+import { ApiConfigError, loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
+import { RedisRobotsCache } from '@shardline/crawler';
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { findEmbeddedRedis } from '../embedded-redis.js';
-import { embeddedRedisDir, type RedisFlags, resolveRedisTarget } from '../lib/redis-connect.js';
+import { usageError } from '../errors.js';
+import {
+  embeddedRedisDir,
+  type RedisFlags,
+  resolveRedisTarget,
+  useEmbeddedRedis,
+} from '../lib/redis-connect.js';
 import { withRedisOptions } from '../lib/session.js';
 
 interface ApiFlags extends RedisFlags {
@@ -29,7 +36,18 @@ export function registerApiCommand(program: Command): void {
   withRedisOptions(
     program
       .command('api')
-      .description('serve the stats API (/v1/*, /metrics, /openapi.json) and the dashboard at /'),
+      .description('serve the stats API (/v1/*, /metrics, /openapi.json) and the dashboard at /')
+      .addHelpText(
+        'after',
+        [
+          '',
+          'Environment:',
+          '  API_TOKEN   bearer token of the mutating routes (seeding, requeue, pause); at least',
+          '              16 characters; unset = those routes answer 403',
+          '  API_HOST, API_PORT, API_MAX_BODY_BYTES, API_MAX_SEED_ITEMS, KEY_PREFIX, LOG_LEVEL',
+          '              (see services/api/README.md)',
+        ].join('\n'),
+      ),
   )
     .addOption(new Option('--host <address>', 'address to bind (default: API_HOST or 127.0.0.1)'))
     .addOption(new Option('--port <n>', 'port (default: API_PORT or 8080)').argParser(port))
@@ -37,13 +55,23 @@ export function registerApiCommand(program: Command): void {
       new Option('--pods <ids>', 'fixed membership, comma-separated (default: the pod registry)'),
     )
     .action(async (flags: ApiFlags) => {
-      const config = loadApiConfig();
+      let config: ReturnType<typeof loadApiConfig>;
+      try {
+        config = loadApiConfig();
+      } catch (error) {
+        // A bad variable (a too-short API_TOKEN…) is a configuration error, not a bug.
+        if (error instanceof ApiConfigError) throw usageError(error.message);
+        throw error;
+      }
       const target = resolveRedisTarget(flags, loadConfig());
-      if (target.kind === 'single') {
-        config.redisUrl = target.url;
-        delete config.redisClusterNodes;
-      } else {
+      // A stopped crawl's Redis is started from its data and stopped when the API stops.
+      const embedded =
+        target.kind === 'embedded' ? await useEmbeddedRedis(target.dataDir) : undefined;
+      if (target.kind === 'cluster') {
         config.redisClusterNodes = target.nodes;
+      } else {
+        config.redisUrl = embedded?.url ?? (target.kind === 'single' ? target.url : '');
+        delete config.redisClusterNodes;
       }
       if (flags.host !== undefined) config.host = flags.host;
       if (flags.port !== undefined) config.port = flags.port;
@@ -58,13 +86,22 @@ export function registerApiCommand(program: Command): void {
       // The embedded Redis gets a new port when restarted (`down` then `up`): follow its port file.
       const dir = target.source.startsWith('embedded') ? embeddedRedisDir(flags) : undefined;
       const locate = dir === undefined ? undefined : () => findEmbeddedRedis(dir)?.url;
-      const api = await startApi(config, view, locate);
+      const api = await startApi(config, view, {
+        ...(locate ? { locate } : {}),
+        // The domain page shows each host's robots.txt record from the pods' shared cache.
+        robots: (redis) => {
+          const cache = new RedisRobotsCache({ redis, prefix: config.keyPrefix });
+          return (origin) => cache.get(origin);
+        },
+      });
       process.stdout.write(`shardline api listening on ${api.url}\n`);
       // Serve until asked to stop; the action's promise resolves once closed.
       await new Promise<void>((resolve) => {
         const stop = () => void api.close().then(resolve);
         process.once('SIGTERM', stop);
         process.once('SIGINT', stop);
+        process.once('SIGHUP', stop);
       });
+      await embedded?.stop();
     });
 }

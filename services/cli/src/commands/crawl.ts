@@ -2,7 +2,7 @@
  * `shardline crawl [seeds...]`: runs one crawler pod (the container's command). Settings come
  * from the environment (the crawler's `loadConfig`) and flags override them; every pod setting
  * has a flag, generated from the crawler's settings table (`crawl-flags.ts`). Without
- * REDIS_URL / --redis-url / REDIS_CLUSTER_NODES / --redis-cluster an embedded `redis-server` is
+ * REDIS_URL / --redis / REDIS_CLUSTER_NODES / --redis-cluster an embedded `redis-server` is
  * started with its data in --data-dir (AOF on, so a crawl resumes). The pod joins the
  * membership before it claims; HEALTH_PORT / --health-port serves the probes and `/drain`.
  */
@@ -18,10 +18,12 @@ import {
   parseClusterNodes,
   runPod,
 } from '@shardline/crawler';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { type Logger, pino } from 'pino';
 import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { startProgress } from '../lib/crawl-progress.js';
+import { CrawlReport, formatSummary, hintFor } from '../lib/crawl-report.js';
 import { clip } from '../lib/domains.js';
 import type { SeedCounts } from '../lib/seed-progress.js';
 import { type SeedSource, seedSources } from '../lib/seed-sources.js';
@@ -35,6 +37,8 @@ import {
 
 /** The flags of `crawl` that are not pod settings. */
 interface CrawlFlags {
+  redis?: string;
+  /** Hidden alias of --redis. */
   redisUrl?: string;
   redisCluster?: string;
   healthPort?: number;
@@ -43,22 +47,8 @@ interface CrawlFlags {
   redisPort?: number;
   seedsFile?: string;
   progress?: boolean;
+  json?: boolean;
   logLevel?: string;
-}
-
-/** One progress line: pages, rate, queue, errors. */
-export function progressLine(
-  stats: ReturnType<CrawlerPod['stats']>,
-  frontier: Record<string, number>,
-  elapsedMs: number,
-  rate: number,
-): string {
-  const errors = Object.values(stats.errors).reduce((a, b) => a + b, 0);
-  return (
-    `pages ${stats.fetched}  ${rate.toFixed(0)}/s  queued ${frontier.queued ?? 0}` +
-    `  in flight ${stats.inFlight}  retries ${stats.retried}  dead ${stats.dead}` +
-    `  errors ${errors}  ${(elapsedMs / 1000).toFixed(0)}s`
-  );
 }
 
 /** Registers `shardline crawl`. */
@@ -70,6 +60,7 @@ export function registerCrawlCommand(program: Command): void {
     .description('run a crawler pod (starts an embedded redis-server when no Redis is configured)')
     .argument('[seeds...]', 'seed URLs to enqueue before crawling')
     .option(`--${redisUrl.flag} <url>`, settingHelp(redisUrl))
+    .addOption(new Option('--redis-url <url>', 'old name of --redis').hideHelp())
     .option(`--${redisClusterNodes.flag} <nodes>`, settingHelp(redisClusterNodes))
     .option(
       `--${redisConnectTimeoutMs.flag} <ms>`,
@@ -85,6 +76,7 @@ export function registerCrawlCommand(program: Command): void {
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', intFlag('redis-port'))
     .option('--seeds-file <file>', 'file with one seed URL per line')
     .option('--progress', 'print a live progress line on stderr (default: when stderr is a TTY)')
+    .option('--json', 'no human summary on stderr at the end (the JSON line on stdout stays)')
     .option(`--${logLevel.flag} <level>`, settingHelp(logLevel));
   addPodSettingFlags(command).action(
     async (seeds: string[], flags: CrawlFlags & Record<string, unknown>) => {
@@ -111,7 +103,11 @@ function usage(error: unknown): unknown {
 }
 
 /** Streams every seed source into the pod in batches; logs each rejected line. */
-async function seedPod(pod: CrawlerPod, sources: SeedSource[], logger: Logger): Promise<void> {
+async function seedPod(
+  pod: CrawlerPod,
+  sources: SeedSource[],
+  logger: Logger,
+): Promise<SeedCounts> {
   const total = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
   for (const source of sources) {
     let counts: SeedCounts;
@@ -138,10 +134,12 @@ async function seedPod(pod: CrawlerPod, sources: SeedSource[], logger: Logger): 
     total.rejected += counts.rejected;
   }
   logger.info(total, 'seeded');
+  return total;
 }
 
-/** Redis from flags over the environment: a flag beats any variable (--redis-url over nodes too). */
+/** Redis from flags over the environment: a flag beats any variable (--redis over nodes too). */
 function redisTarget(flags: CrawlFlags, config: CrawlerConfig) {
+  const url = flags.redis ?? flags.redisUrl;
   let clusterNodes = config.redisClusterNodes;
   if (flags.redisCluster !== undefined) {
     try {
@@ -150,8 +148,8 @@ function redisTarget(flags: CrawlFlags, config: CrawlerConfig) {
       throw usage(error);
     }
   }
-  if (flags.redisUrl !== undefined && flags.redisCluster === undefined) clusterNodes = undefined;
-  return { url: flags.redisUrl ?? config.redisUrl, clusterNodes };
+  if (url !== undefined && flags.redisCluster === undefined) clusterNodes = undefined;
+  return { url: url ?? config.redisUrl, clusterNodes };
 }
 
 async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unknown>) {
@@ -170,13 +168,19 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
     embedded = await startEmbeddedRedis({
       dataDir: join(flags.dataDir, 'redis'),
       port: flags.redisPort ?? 0,
+      onNotice: (message) => logger.warn(message),
     });
     logger.info(
-      { url: embedded.url, dataDir: embedded.dataDir, reused: !embedded.started },
-      'embedded redis',
+      { url: embedded.url, dataDir: embedded.dataDir, sharedWith: embedded.sharedWith },
+      embedded.started
+        ? 'embedded redis'
+        : `embedded redis: sharing the server of the running shardline process ${embedded.sharedWith}`,
     );
     target.url = embedded.url;
   }
+  const report = new CrawlReport(logger);
+  let seeded: SeedCounts = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
+  let nothingFetched: CrawlReport | undefined;
   try {
     await runPod({
       settings: withWarcDefault({ ...config.pod, ...podOptionsFromFlags(flags) }, flags.dataDir),
@@ -185,37 +189,41 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
       healthPort: flags.healthPort ?? config.healthPort,
       logger,
       beforeStart: async (pod) => {
-        if (sources.length > 0) await seedPod(pod, sources, logger);
+        if (sources.length > 0) seeded = await seedPod(pod, sources, logger);
       },
+      onResult: report.observe,
       whileRunning: (pod) =>
-        (flags.progress ?? process.stderr.isTTY) ? progress(pod, logger) : undefined,
-      afterStop: (pod) => process.stdout.write(`${JSON.stringify(pod.stats())}\n`),
+        (flags.progress ?? process.stderr.isTTY) ? startProgress(pod, report, logger) : undefined,
+      afterStop: async (pod) => {
+        const stats = pod.stats();
+        const summary = report.summary(stats, await hostsHeld(pod));
+        // stdout: one JSON line (the pod's stats and the summary) for scripts.
+        process.stdout.write(`${JSON.stringify({ ...stats, summary })}\n`);
+        if (!flags.json) process.stderr.write(formatSummary(summary));
+        if (seeded.lines > 0 && stats.fetched === 0) nothingFetched = report;
+      },
     });
   } catch (error) {
     throw usage(error);
   } finally {
     await embedded?.stop();
   }
+  if (nothingFetched) {
+    const [top] = nothingFetched.errors();
+    const why = top ? `: ${top[0]} (e.g. ${top[1].example})` : '';
+    const hint = top ? hintFor(top[0]) : undefined;
+    throw new CliError(
+      CliErrorCode.NOTHING_FETCHED,
+      `nothing could be fetched from the seeds given${why}${hint ? `; ${hint}` : ''}`,
+    );
+  }
 }
 
-/** Prints the progress line on stderr every second; returns what ends it. */
-function progress(pod: CrawlerPod, logger: Logger): () => void {
-  const startedAt = Date.now();
-  let last = { at: startedAt, fetched: 0 };
-  const timer = setInterval(() => {
-    void pod.frontier.stats().then(
-      (frontier) => {
-        const stats = pod.stats();
-        const now = Date.now();
-        const rate = ((stats.fetched - last.fetched) * 1000) / Math.max(1, now - last.at);
-        last = { at: now, fetched: stats.fetched };
-        process.stderr.write(`\r${progressLine(stats, frontier, now - startedAt, rate)}\x1b[K`);
-      },
-      (error: unknown) => logger.debug({ err: error }, 'progress: frontier stats failed'),
-    );
-  }, 1000);
-  return () => {
-    clearInterval(timer);
-    process.stderr.write('\n');
-  };
+/** Hosts still in the pod's due index (held by politeness or backoff); undefined if Redis is gone. */
+async function hostsHeld(pod: CrawlerPod): Promise<number | undefined> {
+  const timeout = new Promise<undefined>((done) => setTimeout(() => done(undefined), 2000).unref());
+  return Promise.race([
+    pod.frontier.inspector.dueHostCount(pod.id).catch(() => undefined),
+    timeout,
+  ]);
 }

@@ -11,7 +11,12 @@ import { resolve } from 'node:path';
 import { CrawlerError, parseClusterNodes } from '@shardline/crawler';
 import { Cluster, Redis } from 'ioredis';
 import type { CliConfig } from '../config.js';
-import { findEmbeddedRedis } from '../embedded-redis.js';
+import {
+  type EmbeddedRedis,
+  findEmbeddedRedis,
+  hasEmbeddedData,
+  startEmbeddedRedis,
+} from '../embedded-redis.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
 
 /** Flags every Redis-backed command accepts. */
@@ -24,10 +29,14 @@ export interface RedisFlags {
 /** What the environment says about Redis (read by `loadConfig` in `src/config.ts`). */
 export type RedisEnv = Pick<CliConfig, 'redisUrl' | 'clusterNodes'>;
 
-/** A resolved target: a URL for a single server, or cluster seed nodes. */
+/**
+ * A resolved target: a URL for a single server, cluster seed nodes, or the embedded Redis of
+ * a data dir (running, or started from its data on demand by {@link connectRedis}).
+ */
 export type RedisTarget =
   | { kind: 'single'; url: string; source: string }
-  | { kind: 'cluster'; nodes: { host: string; port: number }[]; source: string };
+  | { kind: 'cluster'; nodes: { host: string; port: number }[]; source: string }
+  | { kind: 'embedded'; dataDir: string; source: string };
 
 /** Options of {@link connectRedis}. */
 export interface ConnectOptions {
@@ -90,15 +99,15 @@ export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarge
   if (env.redisUrl !== undefined) {
     return { kind: 'single', url: checkUrl(env.redisUrl, 'REDIS_URL'), source: 'REDIS_URL' };
   }
+  // The embedded Redis lives in <data-dir>/redis, as `shardline crawl` and `shardline up` put it.
   const dataDir = embeddedRedisDir(flags);
-  const embedded = findEmbeddedRedis(dataDir);
-  if (embedded === undefined) {
+  if (findEmbeddedRedis(dataDir) === undefined && !hasEmbeddedData(dataDir)) {
     throw new CliError(
       CliErrorCode.REDIS_UNREACHABLE,
       `no Redis configured: pass --redis redis://host:port (or REDIS_URL), --redis-cluster host:port,… (or REDIS_CLUSTER_NODES), or start one with \`shardline crawl\` (no embedded Redis found in ${dataDir})`,
     );
   }
-  return { kind: 'single', url: embedded.url, source: `embedded (${dataDir})` };
+  return { kind: 'embedded', dataDir, source: `embedded (${dataDir})` };
 }
 
 /** A URL without its password, for messages. */
@@ -176,6 +185,40 @@ export function isConnectionError(error: unknown): boolean {
 export async function connectRedis(
   target: RedisTarget,
   options: ConnectOptions = {},
+): Promise<RedisConnection> {
+  if (target.kind !== 'embedded') return connectTo(target, options);
+  // A finished crawl stays readable: its Redis is started from its data for this command
+  // and stopped after (a running crawl's server is shared and left running).
+  const embedded = await useEmbeddedRedis(target.dataDir);
+  try {
+    const connection = await connectTo(
+      { kind: 'single', url: embedded.url, source: target.source },
+      options,
+    );
+    return {
+      ...connection,
+      async close() {
+        await connection.close();
+        await embedded.stop();
+      },
+    };
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+}
+
+/** The embedded Redis of `dataDir`, started on demand; notices go to stderr as `note:` lines. */
+export function useEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
+  return startEmbeddedRedis({
+    dataDir,
+    onNotice: (message) => process.stderr.write(`note: ${message}\n`),
+  });
+}
+
+async function connectTo(
+  target: Exclude<RedisTarget, { kind: 'embedded' }>,
+  options: ConnectOptions,
 ): Promise<RedisConnection> {
   const connectTimeout = options.connectTimeoutMs ?? 3000;
   const commandTimeout = options.commandTimeoutMs ?? 10_000;

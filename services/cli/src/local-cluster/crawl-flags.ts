@@ -56,6 +56,14 @@ export function settingHelp(row: {
   return `${row.doc} (env ${row.env}, default ${defaultText(row)})`;
 }
 
+/**
+ * `--exit-when-idle` is a switch (so `crawl --exit-when-idle http://…` keeps its URL); its
+ * grace period has its own flag. The environment keeps EXIT_WHEN_IDLE=true|<graceMs>.
+ */
+export const IDLE_GRACE_FLAG = 'idle-grace-ms';
+const IDLE_GRACE_HELP =
+  'with --exit-when-idle: how long nothing may be queued or in flight before the pod stops (default 2000)';
+
 function placeholder(setting: Setting): string {
   if (setting.kind === 'duration') return setting.arg ?? 'duration';
   return setting.arg ?? (setting.kind === 'int' || setting.kind === 'number' ? 'n' : 'value');
@@ -68,10 +76,8 @@ function settingOption(
 ): Option {
   const { flag, kind } = setting;
   const help = settingHelp(setting);
-  if (kind === 'bool') return new Option(`--${flag}`, help);
-  const arg = placeholder(setting);
-  const option = new Option(kind === 'exit' ? `--${flag} [${arg}]` : `--${flag} <${arg}>`, help);
-  return option.argParser(parse);
+  if (kind === 'bool' || kind === 'exit') return new Option(`--${flag}`, help);
+  return new Option(`--${flag} <${placeholder(setting)}>`, help).argParser(parse);
 }
 
 /** Adds every pod setting's flag to `shardline crawl`; read them with {@link podOptionsFromFlags}. */
@@ -84,11 +90,16 @@ export function addPodSettingFlags(command: Command): Command {
         // Repeatable and comma-separated.
         return [...((previous as string[] | undefined) ?? []), ...splitList(value)];
       }
-      // The optional value of `--exit-when-idle` is a grace period.
-      if (kind === 'exit') return { graceMs: parseIntText(value, fail) };
       return parseSettingText(kind, value, fail);
     });
     command.addOption(option.helpGroup(CRAWL_GROUP));
+    if (kind === 'exit') {
+      command.addOption(
+        new Option(`--${IDLE_GRACE_FLAG} <ms>`, IDLE_GRACE_HELP)
+          .argParser(intFlag(IDLE_GRACE_FLAG))
+          .helpGroup(CRAWL_GROUP),
+      );
+    }
   }
   return command;
 }
@@ -97,7 +108,14 @@ export function addPodSettingFlags(command: Command): Command {
 export function podOptionsFromFlags(flags: Record<string, unknown>): PodSettingOptions {
   const options: Record<string, unknown> = {};
   for (const [name, setting] of podSettingRows()) {
-    const value = flagValue(flags, setting.flag);
+    let value = flagValue(flags, setting.flag);
+    if (setting.kind === 'exit') {
+      const graceMs = flags[camel(IDLE_GRACE_FLAG)];
+      if (graceMs !== undefined && value !== true) {
+        throw usageError(`--${IDLE_GRACE_FLAG} needs --${setting.flag}`);
+      }
+      if (value === true && graceMs !== undefined) value = { graceMs };
+    }
     if (value !== undefined) options[name] = value;
   }
   return options as PodSettingOptions;
@@ -116,14 +134,22 @@ interface SharedFlag {
 function sharedFlags(): SharedFlag[] {
   const settings = podSettingRows()
     .filter(([, setting]) => !setting.perPod)
-    .map(
-      ([, s]): SharedFlag => ({
+    .flatMap(([, s]): SharedFlag[] => {
+      const flag: SharedFlag = {
         flag: s.flag,
         kind: s.kind,
         arg: placeholder(s),
         help: settingHelp(s),
-      }),
-    );
+      };
+      if (s.kind !== 'exit') return [flag];
+      const grace: SharedFlag = {
+        flag: IDLE_GRACE_FLAG,
+        kind: 'int',
+        arg: 'ms',
+        help: IDLE_GRACE_HELP,
+      };
+      return [{ ...flag, kind: 'bool' }, grace];
+    });
   const processFlags = Object.values(PROCESS_SETTINGS)
     .filter((s) => 'shared' in s && s.shared)
     .map((s): SharedFlag => ({ flag: s.flag, kind: 'text', arg: 'value', help: settingHelp(s) }));
@@ -137,15 +163,14 @@ export function addCrawlOptions(command: Command): Command {
       command.addOption(new Option(`--${flag}`, help).helpGroup(UP_GROUP));
       continue;
     }
-    const option = new Option(kind === 'exit' ? `--${flag} [${arg}]` : `--${flag} <${arg}>`, help);
+    const option = new Option(`--${flag} <${arg}>`, help);
     option.argParser((value: string, previous: unknown): unknown => {
       // Each value of a list is passed on as given: `crawl` splits and checks it.
       if (kind === 'list' || kind === 'patterns') {
         return [...((previous as string[] | undefined) ?? []), value];
       }
       const fail = flagError(flag, value);
-      if (kind === 'exit') parseIntText(value, fail);
-      else if (kind !== 'text') parseSettingText(kind, value, fail);
+      if (kind !== 'text') parseSettingText(kind, value, fail);
       return value.trim();
     });
     command.addOption(option.helpGroup(UP_GROUP));

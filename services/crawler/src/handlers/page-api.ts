@@ -22,6 +22,12 @@ export interface EnqueueOptions {
   priority?: number;
   /** Tags the enqueued URLs carry (their pages' `page.tags`). @default the page's tags */
   tags?: readonly string[];
+  /**
+   * Fetch the URLs again this long after each fetch (ms; at most a year), beating the crawl's
+   * `--refetch-after`. A bad value rejects the URLs (`SHARDLINE_ERR_FRONTIER_REFETCH`).
+   * @default the crawl's
+   */
+  refetchAfterMs?: number;
 }
 
 /** What a handler may do besides reading the page. */

@@ -1,5 +1,5 @@
 /**
- * Stage 5, classify: what the fetch outcome means for the lease. A fetch aborted by a stop is
+ * Stage 6, classify: what the fetch outcome means for the lease. A fetch aborted by a stop is
  * released; network, protocol and timeout errors fail (retried when the host may recover;
  * not counted as sent when nothing reached the host); 429 and 5xx fail retryably (the host
  * backs off, `Retry-After` honoured). Everything else — 2xx, 3xx, other 4xx — was fetched and

@@ -1,5 +1,5 @@
 /**
- * Stage 7, discover links: the URLs a fetched lease leads to — a redirect's target (not
+ * Stage 8, discover links: the URLs a fetched lease leads to — a redirect's target (not
  * followed inline: it goes through the frontier for robots, dedup and politeness), a page's
  * links, a sitemap's URLs or child sitemaps, and the sitemaps a freshly fetched robots.txt
  * lists — scoped, robots-filtered and enqueued before the lease completes: a crash in between

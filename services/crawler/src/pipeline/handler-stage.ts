@@ -39,6 +39,7 @@ interface Requested {
   urls: string[];
   priority: number;
   meta: string;
+  refetchAfterMs: number | undefined;
 }
 
 /** Runs the page handler; see the file comment. */
@@ -73,6 +74,7 @@ export class HandlerStage implements LeaseStage {
           urls: list.map((url) => absolute(url, page.url)),
           priority: options.priority ?? 0,
           meta: options.tags ? tagsMeta(options.tags) : lease.meta,
+          refetchAfterMs: options.refetchAfterMs,
         });
       },
       skipLinks: () => {
@@ -103,7 +105,12 @@ export class HandlerStage implements LeaseStage {
     const found: FoundLink[] = [];
     for (const group of requested) {
       for (const link of this.#o.links.scoped(group.urls, ctx.lease, rules, ctx.bounds)) {
-        found.push({ ...link, priority: group.priority, meta: group.meta });
+        found.push({
+          ...link,
+          priority: group.priority,
+          meta: group.meta,
+          ...(group.refetchAfterMs === undefined ? {} : { refetchAfterMs: group.refetchAfterMs }),
+        });
       }
     }
     if (found.length === 0) return;

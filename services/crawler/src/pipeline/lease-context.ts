@@ -26,6 +26,8 @@ export interface FoundLink {
   meta?: string;
   /** Frontier priority (a handler's `ctx.enqueue`). */
   priority?: number;
+  /** Refetch interval (a handler's `ctx.enqueue`). */
+  refetchAfterMs?: number;
 }
 
 /** One lease on its way through the pipeline. */

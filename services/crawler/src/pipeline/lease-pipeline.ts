@@ -4,11 +4,12 @@
  * stage passed on is completed. The {@link Settler} then records the end. The pod's stages,
  * in order (`build-pod.ts`):
  *
- *   vet-address → robots → send-gate → fetch → classify → discover-links → (settle)
+ *   vet-address → robots → send-gate → fetch → [archive] → classify → [page-handler]
+ *     → discover-links → (settle)
  *
- * Stages that act on a fetched page (page handlers, an archive writer) belong between
- * `classify` (the response is one to keep) and `discover-links` (its links are enqueued, then
- * the lease completes).
+ * The archive (with a WARC directory) keeps every response before anything settles the lease;
+ * the page handler (with a handler) runs on pages that completed, before their links are
+ * enqueued and the lease completes.
  */
 import type { Lease } from '@shardline/frontier';
 import type { Logger } from 'pino';

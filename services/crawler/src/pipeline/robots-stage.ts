@@ -66,6 +66,8 @@ export class RobotsStage implements LeaseStage {
     }
     ctx.robots = robots;
     o.counters.robotsLoads[robots.from] += 1;
+    // A lease that robots.txt allowed only because it is unavailable records why in its result.
+    if (robots.unavailable !== undefined) ctx.note = robots.unavailable;
     const rules = robots.robots;
     await this.#applyCrawlDelay(lease, robots.from, rules.crawlDelayMs(o.userAgentToken));
     const allowed = rules.isAllowed(lease.url, o.userAgentToken);

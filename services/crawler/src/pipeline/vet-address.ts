@@ -1,18 +1,26 @@
 /**
  * Stage 1, vet address: the host must resolve to an address the DNS policy allows before
  * anything is sent to it — not even its robots.txt. A refused address (private, loopback,
- * link-local, metadata…, unless allowed; `resolve` overrides are trusted) is dead-lettered;
- * a name that does not resolve is retried. Neither counts as sent: the host keeps its slot.
+ * link-local, metadata…, unless allowed; `resolve` overrides are trusted for the ports they
+ * apply to) is dead-lettered; a name that does not resolve is retried. Neither counts as sent:
+ * the host keeps its slot.
+ *
+ * A port-less override (`--resolve host:address`) applies to the ports of the host's seeds
+ * only: a seed (depth 0, not a sitemap a robots.txt listed) allows its port before it is
+ * vetted; a link or redirect to another port meets the address policy.
  */
 import { DnsError, DnsErrorCode } from '@shardline/dns';
 import { FetchErrorCode } from '../errors.js';
+import { portOf } from '../fetcher.js';
 import type { LeaseContext } from './lease-context.js';
 import type { LeaseStage, Settlement } from './stage.js';
 
 /** What the stage needs from the DNS layer (a `DnsCache` fits). */
 export interface AddressPolicy {
-  /** Resolves `host` under the address policy; rejects with a `DnsError`. */
-  resolve(host: string): Promise<unknown>;
+  /** Resolves `host` for `port` under the address policy; rejects with a `DnsError`. */
+  resolve(host: string, port: number): Promise<unknown>;
+  /** Lets the host's port-less overrides apply to a seed's port (`DnsCache.allowOverridePort`). */
+  allowOverridePort(host: string, port: number): void;
 }
 
 /** DNS codes that say "never this host" rather than "not now". */
@@ -28,8 +36,12 @@ export class VetAddressStage implements LeaseStage {
   }
 
   async run(ctx: LeaseContext): Promise<Settlement | undefined> {
+    const port = portOf(ctx.lease.url);
+    if (ctx.lease.depth === 0 && ctx.sitemapLevel === undefined) {
+      this.#dns.allowOverridePort(ctx.lease.host, port);
+    }
     try {
-      await this.#dns.resolve(ctx.lease.host);
+      await this.#dns.resolve(ctx.lease.host, port);
       return undefined;
     } catch (error) {
       if (!(error instanceof DnsError)) throw error;

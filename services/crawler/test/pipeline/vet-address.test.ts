@@ -34,7 +34,10 @@ describe('VetAddressStage', () => {
   });
 
   it('lets errors that are not DNS answers through', async () => {
-    const stage = new VetAddressStage({ resolve: () => Promise.reject(new TypeError('bug')) });
+    const stage = new VetAddressStage({
+      resolve: () => Promise.reject(new TypeError('bug')),
+      allowOverridePort: () => undefined,
+    });
     await expect(stage.run(contextOf('http://site.test/'))).rejects.toThrow(TypeError);
   });
 });

@@ -1,0 +1,104 @@
+/**
+ * Budgets: a hard cap of URLs accepted per host (the rest counted over-cap) and a refilling
+ * claim budget per domain (spent: URLs stay queued and resume at refill). Checked in Redis
+ * and in what claims hand out.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { FrontierCapCode, type FrontierOptions, RedisFrontier } from '../src/index.js';
+import { FrontierKeys } from '../src/keys.js';
+
+describe('budgets', () => {
+  let server: RedisServer;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    for (const c of clients) c.disconnect();
+    await server?.stop();
+  });
+  const connect = () => {
+    const c = new Redis(server.port, server.host, { maxRetriesPerRequest: 3 });
+    clients.push(c);
+    return c;
+  };
+  const make = (options: Partial<FrontierOptions> = {}) => {
+    const prefix = `b${randomUUID().slice(0, 8)}`;
+    const frontier = new RedisFrontier({
+      redis: connect(),
+      ownerOf: () => 'pod-a',
+      prefix,
+      defaultDelayMs: 0,
+      defaultConcurrency: 10,
+      ...options,
+    });
+    return { frontier, keys: new FrontierKeys(prefix) };
+  };
+
+  it('maxAcceptedPerHost caps each host; the rest is over-cap with its code, in the stats', async () => {
+    const redis = connect();
+    const { frontier, keys } = make({ maxAcceptedPerHost: 2 });
+    const report = await frontier.enqueue([
+      'https://a.cap-test.com/1',
+      'https://a.cap-test.com/2',
+      'https://a.cap-test.com/3',
+      'https://b.cap-test.com/1',
+    ]);
+    expect(report.results.map((r) => [r.status, r.code])).toEqual([
+      ['queued', undefined],
+      ['queued', undefined],
+      ['over-cap', FrontierCapCode.HOST_ACCEPT_CAP],
+      ['queued', undefined],
+    ]);
+    // The cap holds across batches and after the host's URLs were claimed.
+    const { leases } = await frontier.claim({ pod: 'pod-a', max: 10 });
+    for (const lease of leases) await frontier.complete(lease);
+    const later = await frontier.enqueue(['https://a.cap-test.com/4', 'https://b.cap-test.com/2']);
+    expect(later.results.map((r) => r.status)).toEqual(['over-cap', 'queued']);
+    expect(await redis.hget(keys.hostState('cap-test.com', 'a.cap-test.com'), 'ha')).toBe('2');
+    expect(await frontier.inspector.domainStats('cap-test.com')).toMatchObject({
+      overCap: 2,
+      enqueued: 4,
+      seen: 4,
+    });
+    expect((await frontier.stats()).overCap).toBe(2);
+  });
+
+  it('a refilling domain budget holds URLs queued until the window ends, then resumes', async () => {
+    const redis = connect();
+    const periodMs = 600;
+    const { frontier, keys } = make({ domainBudget: { pages: 2, periodMs } });
+    await frontier.enqueue([
+      'https://www.bud-test.com/1',
+      'https://www.bud-test.com/2',
+      'https://img.bud-test.com/1',
+      'https://img.bud-test.com/2',
+      'https://img.bud-test.com/3',
+    ]);
+    const first = (await frontier.claim({ pod: 'pod-a', max: 10 })).leases;
+    expect(first).toHaveLength(2);
+    for (const lease of first) await frontier.complete(lease);
+    const stats = await frontier.inspector.domainStats('bud-test.com');
+    expect(stats).toMatchObject({ queued: 3, budgetSpent: 2 });
+    const refillAt = stats.budgetRefillAtMs;
+    expect(refillAt).toBe(Number(await redis.hget(keys.domain('bud-test.com'), 'bw')) + periodMs);
+    // Every host with URLs left waits in the due index until the refill.
+    const due = await frontier.inspector.dueHosts('pod-a');
+    expect(due.map((d) => d.dueAtMs)).toEqual(due.map(() => refillAt));
+    expect((await frontier.claim({ pod: 'pod-a', max: 10 })).leases).toEqual([]);
+
+    await new Promise((r) => setTimeout(r, periodMs + 50));
+    const second = (await frontier.claim({ pod: 'pod-a', max: 10 })).leases;
+    expect(second).toHaveLength(2);
+    for (const lease of second) expect(lease.claimedAtMs).toBeGreaterThanOrEqual(refillAt);
+    expect((await frontier.inspector.domainStats('bud-test.com')).queued).toBe(1);
+  });
+
+  it('rejects a malformed budget, naming the option', () => {
+    expect(() => make({ domainBudget: { pages: 0, periodMs: 1000 } })).toThrow(/domainBudget/);
+    expect(() => make({ maxAcceptedPerHost: -1 })).toThrow(/maxAcceptedPerHost/);
+  });
+});

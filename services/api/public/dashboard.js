@@ -1,0 +1,468 @@
+// The dashboard's script (served at /dashboard.js, an ES module): polls the /v1 routes and draws.
+import { refreshDomain, requeue, route } from './dashboard-domain.js';
+import {
+  $,
+  colourOf,
+  domainLink,
+  el,
+  emptyRow,
+  fmt,
+  getJson,
+  pct,
+  podName,
+  rate,
+  row,
+  STATUS_TEXT,
+  showDomain,
+} from './dashboard-util.js';
+
+const POLL_MS = 2000;
+const HISTORY_MS = 5 * 60 * 1000;
+const ERROR_PALETTE = [
+  '#b42318',
+  '#e07b00',
+  '#7b52c7',
+  '#0b8fb0',
+  '#c0398f',
+  '#5b6475',
+  '#b8a300',
+  '#1a9a6a',
+];
+const errorColours = new Map();
+const history = []; // { t, total, pods: Map(pod → rate), errors: Map(code → rate) }
+let previous = null; // { t, fetched, pods: Map(pod → fetched), errors: Map(code → count) }
+let refreshes = 0;
+let located = null; // last ring lookup
+
+function errorColourOf(code) {
+  if (!errorColours.has(code))
+    errorColours.set(code, ERROR_PALETTE[errorColours.size % ERROR_PALETTE.length]);
+  return errorColours.get(code);
+}
+
+function point(frac, radius) {
+  const a = frac * 2 * Math.PI - Math.PI / 2;
+  return [120 + radius * Math.cos(a), 120 + radius * Math.sin(a)];
+}
+
+function arcPath(start, end, outer, inner) {
+  const large = end - start > 0.5 ? 1 : 0;
+  const [x0, y0] = point(start, outer);
+  const [x1, y1] = point(end, outer);
+  const [x2, y2] = point(end, inner);
+  const [x3, y3] = point(start, inner);
+  return `M${x0} ${y0}A${outer} ${outer} 0 ${large} 1 ${x1} ${y1}L${x2} ${y2}A${inner} ${inner} 0 ${large} 0 ${x3} ${y3}Z`;
+}
+
+/** One arc per pod, its length the pod's keyspace share: readable at any token count. */
+function drawRing(ring) {
+  const g = $('ring-arcs');
+  g.replaceChildren();
+  g.append(
+    el('svg:circle', {
+      cx: 120,
+      cy: 120,
+      r: 88,
+      fill: 'none',
+      stroke: '#dfe3ea',
+      'stroke-width': 36,
+    }),
+  );
+  let at = 0;
+  for (const m of ring.members) {
+    const start = at;
+    const end = Math.min(1, at + m.keyspaceShare);
+    at = end;
+    // An SVG arc cannot draw a whole circle: split runs longer than half the ring.
+    const cuts =
+      end - start > 0.5
+        ? [
+            [start, (start + end) / 2],
+            [(start + end) / 2, end],
+          ]
+        : [[start, end]];
+    for (const [s, e] of cuts) {
+      const path = el('svg:path', {
+        d: arcPath(s, e, 106, 70),
+        fill: colourOf(m.id),
+        stroke: '#fff',
+        'stroke-width': 1,
+        class: 'arc',
+        'data-pod': m.id,
+      });
+      path.append(
+        el(
+          'svg:title',
+          {},
+          `${m.id}: ${pct(m.keyspaceShare)} of the keyspace, ${fmt(m.tokens)} tokens, ${fmt(m.liveDomains)} live domains`,
+        ),
+      );
+      g.append(path);
+    }
+  }
+  $('ring-center').textContent =
+    ring.members.length === 0
+      ? 'no pods'
+      : `${ring.members.length} pod${ring.members.length === 1 ? '' : 's'}`;
+  $('ring-sub').textContent = `epoch ${ring.epoch} · ${fmt(ring.tokenCount)} tokens`;
+  $('ring-desc').textContent =
+    ring.members.length === 0
+      ? 'The ring has no members.'
+      : ring.members
+          .map(
+            (m) =>
+              `${m.id} owns ${pct(m.keyspaceShare)} of the keyspace and ${m.liveDomains} live domains`,
+          )
+          .join('; ');
+  const legend = $('ring-legend');
+  legend.replaceChildren(
+    ...ring.members.map((m) => {
+      const li = el('li');
+      const name = el('span');
+      name.append(
+        el('span', {
+          class: 'swatch',
+          style: `background:${colourOf(m.id)}`,
+          'aria-hidden': 'true',
+        }),
+        m.id,
+      );
+      li.append(
+        name,
+        el(
+          'span',
+          {},
+          `${pct(m.keyspaceShare)} keyspace · ${fmt(m.tokens)} tokens · ${fmt(m.liveDomains)} domains`,
+        ),
+      );
+      return li;
+    }),
+  );
+  drawMarker();
+}
+
+function drawMarker() {
+  const g = $('ring-marker');
+  g.replaceChildren();
+  if (!located) return;
+  const colour = located.owner ? colourOf(located.owner) : '#5b6475';
+  // On the outer track only: the arcs inside are shares, not positions.
+  const [x0, y0] = point(located.position, 109);
+  const [x1, y1] = point(located.position, 119);
+  g.append(
+    el('svg:line', {
+      x1: x0,
+      y1: y0,
+      x2: x1,
+      y2: y1,
+      stroke: '#1d2330',
+      'stroke-width': 5,
+      'stroke-linecap': 'round',
+    }),
+  );
+  g.append(
+    el('svg:line', {
+      x1: x0,
+      y1: y0,
+      x2: x1,
+      y2: y1,
+      stroke: colour,
+      'stroke-width': 3,
+      'stroke-linecap': 'round',
+      'data-domain': located.domain,
+    }),
+  );
+}
+
+async function locate(domain) {
+  try {
+    located = await getJson(`/v1/ring/locate?domain=${encodeURIComponent(domain)}`);
+    drawMarker();
+    const found = $('ring-found');
+    found.replaceChildren(
+      `${located.domain} hashes to ${pct(located.position)} of the ring → `,
+      located.owner ? podName(located.owner) : 'no owner (no live pod)',
+      ' ',
+    );
+    const open = el('button', { type: 'button', class: 'link' }, 'open its page');
+    open.addEventListener('click', () => showDomain(located.domain));
+    found.append(open);
+  } catch (error) {
+    located = null;
+    drawMarker();
+    $('ring-found').textContent = error.message;
+  }
+}
+
+const SOURCES = {
+  registry: 'Membership from the pod registry',
+  'frontier-pods': 'No pod has joined the registry: pods seen in the frontier counters stand in',
+  static: 'Fixed membership (--pods)',
+};
+const POD_STATES = { alive: 'alive', expired: 'down (session expired)', departed: 'departed' };
+
+function drawPods(pods, rates) {
+  $('pods-membership').textContent =
+    `${SOURCES[pods.membership] ?? pods.membership}, epoch ${pods.epoch}.`;
+  const body = $('pods-table').tBodies[0];
+  if (pods.pods.length === 0) return emptyRow(body, 'No pods yet.', 9);
+  body.replaceChildren(
+    ...pods.pods.map((p) => {
+      const tr = row([
+        { node: podName(p.id) },
+        { text: POD_STATES[p.state] ?? p.state, cls: p.state === 'alive' ? '' : 'down' },
+        { text: p.member ? String(p.weight) : '–' },
+        { text: pct(p.keyspaceShare) },
+        { text: fmt(p.ownedDomains) },
+        { text: fmt(p.dueHosts) },
+        { text: fmt(p.counters.inFlight ?? 0) },
+        { text: fmt(p.counters.fetched ?? 0) },
+        { text: p.state === 'alive' ? rate(rates.get(p.id)) : '–' },
+      ]);
+      tr.dataset.pod = p.id;
+      tr.dataset.state = p.state;
+      return tr;
+    }),
+  );
+}
+
+function drawDomains(domains) {
+  const body = $('domains-table').tBodies[0];
+  if (domains.items.length === 0) return emptyRow(body, 'No domains queued.', 8);
+  body.replaceChildren(
+    ...domains.items.map((d) => {
+      const tr = row([
+        { node: domainLink(d.domain), cls: 'name' },
+        { node: d.owner ? podName(d.owner) : el('span', {}, '–') },
+        { text: fmt(d.queued) },
+        { text: fmt(d.inFlight) },
+        { text: fmt(d.fetched) },
+        { text: fmt(d.failed) },
+        { text: fmt(d.dead) },
+        { text: STATUS_TEXT[d.status] ?? d.status, cls: `status-${d.status}` },
+      ]);
+      tr.dataset.domain = d.domain;
+      return tr;
+    }),
+  );
+}
+
+function drawDead(dead) {
+  const body = $('dead-table').tBodies[0];
+  if (dead.items.length === 0) return emptyRow(body, 'No dead letters.', 5);
+  body.replaceChildren(
+    ...dead.items.map((l) =>
+      row([
+        { node: domainLink(l.domain) },
+        { text: l.url, cls: 'text head-url', title: l.url },
+        { text: l.reason, cls: 'text' },
+        { text: l.status ? String(l.status) : '–' },
+        { text: String(l.attempt) },
+      ]),
+    ),
+  );
+}
+
+function errorCounts(counters) {
+  const out = new Map();
+  for (const [field, n] of Object.entries(counters))
+    if (field.startsWith('error:')) out.set(field.slice(6), n);
+  return out;
+}
+
+function sample(stats, pods) {
+  const now = {
+    t: stats.timeMs,
+    fetched: stats.fetched,
+    pods: new Map(pods.pods.map((p) => [p.id, p.counters.fetched ?? 0])),
+    errors: errorCounts(stats.counters),
+  };
+  const rates = new Map();
+  let total;
+  if (previous && now.t > previous.t) {
+    const dt = (now.t - previous.t) / 1000;
+    total = Math.max(0, (now.fetched - previous.fetched) / dt);
+    for (const [pod, fetched] of now.pods)
+      rates.set(pod, Math.max(0, (fetched - (previous.pods.get(pod) ?? fetched)) / dt));
+    const errors = new Map();
+    for (const [code, n] of now.errors)
+      errors.set(code, Math.max(0, (n - (previous.errors.get(code) ?? 0)) / dt));
+    history.push({ t: now.t, total, pods: rates, errors });
+    while (history.length > 0 && history[0].t < now.t - HISTORY_MS) history.shift();
+  }
+  previous = now;
+  return { rates, total, errors: now.errors };
+}
+
+/** Lines over the shared sample history: `series` = [{ label, colour, width, value(h) }]. */
+function drawLines(svg, series) {
+  const width = svg.clientWidth || 600;
+  const height = svg.clientHeight || 200;
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  for (const node of [...svg.childNodes]) if (node.nodeName !== 'title') node.remove();
+  const left = 44,
+    right = 10,
+    top = 10,
+    bottom = 22;
+  const now = history.length ? history[history.length - 1].t : Date.now();
+  // The window grows from 1 minute to 5 as samples accumulate, so a young page is readable.
+  const span = Math.min(HISTORY_MS, Math.max(60000, history.length ? now - history[0].t : 0));
+  const max = Math.max(1, ...series.flatMap((s) => history.map((h) => s.value(h))));
+  const x = (t) => left + ((t - (now - span)) / span) * (width - left - right);
+  const y = (v) => top + (1 - v / max) * (height - top - bottom);
+  svg.append(el('svg:line', { x1: left, x2: width - right, y1: y(0), y2: y(0), class: 'axis' }));
+  svg.append(el('svg:line', { x1: left, x2: left, y1: top, y2: y(0), class: 'axis' }));
+  for (const v of [0, max / 2, max]) {
+    svg.append(
+      el(
+        'svg:text',
+        { x: left - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'tick' },
+        v < 10 ? v.toFixed(1) : Math.round(v),
+      ),
+    );
+  }
+  const ticks = width < 360 ? 2 : 5;
+  for (let i = ticks; i >= 0; i--) {
+    const ago = (span * i) / ticks;
+    const label =
+      i === 0
+        ? 'now'
+        : ago < 120000
+          ? `-${Math.round(ago / 1000)}s`
+          : `-${(ago / 60000).toFixed(1).replace(/\.0$/, '')}m`;
+    svg.append(
+      el(
+        'svg:text',
+        {
+          x: x(now - ago),
+          y: height - 6,
+          'text-anchor': i === ticks ? 'start' : i === 0 ? 'end' : 'middle',
+          class: 'tick',
+        },
+        label,
+      ),
+    );
+  }
+  if (history.length < 2 || series.length === 0) {
+    svg.append(
+      el(
+        'svg:text',
+        { x: width / 2, y: height / 2, 'text-anchor': 'middle', class: 'tick' },
+        history.length < 2 ? 'collecting samples…' : 'no errors',
+      ),
+    );
+    return;
+  }
+  for (const s of series) {
+    const d = history
+      .map((h, i) => `${i ? 'L' : 'M'}${x(h.t).toFixed(1)} ${y(s.value(h)).toFixed(1)}`)
+      .join('');
+    const path = el('svg:path', {
+      d,
+      fill: 'none',
+      stroke: s.colour,
+      'stroke-width': s.width,
+      'stroke-linejoin': 'round',
+      'data-series': s.label,
+    });
+    path.append(el('svg:title', {}, s.label));
+    svg.append(path);
+  }
+}
+
+function drawCharts(errorTotals) {
+  const pods = new Set(history.flatMap((h) => [...h.pods.keys()]));
+  drawLines($('chart'), [
+    ...[...pods].map((pod) => ({
+      label: pod,
+      colour: colourOf(pod),
+      width: 1.5,
+      value: (h) => h.pods.get(pod) ?? 0,
+    })),
+    { label: 'all pods', colour: '#1d2330', width: 2.5, value: (h) => h.total },
+  ]);
+  const codes = [...errorTotals.keys()].sort();
+  drawLines(
+    $('errors-chart'),
+    codes.map((code) => ({
+      label: code,
+      colour: errorColourOf(code),
+      width: 2,
+      value: (h) => h.errors.get(code) ?? 0,
+    })),
+  );
+  const legend = $('errors-legend');
+  if (codes.length === 0) {
+    legend.replaceChildren(el('li', { class: 'note' }, 'No failed attempts.'));
+    return;
+  }
+  legend.replaceChildren(
+    ...codes.map((code) => {
+      const li = el('li', { 'data-code': code });
+      li.append(
+        el('span', {
+          class: 'swatch',
+          style: `background:${errorColourOf(code)}`,
+          'aria-hidden': 'true',
+        }),
+        `${code.replace(/^SHARDLINE_ERR_/, '')} ${fmt(errorTotals.get(code))}`,
+      );
+      li.title = code;
+      return li;
+    }),
+  );
+}
+
+async function refresh() {
+  try {
+    const [stats, ring, pods, domains, dead] = await Promise.all([
+      getJson('/v1/stats'),
+      getJson('/v1/ring'),
+      getJson('/v1/pods'),
+      getJson('/v1/domains?sort=depth&limit=10'),
+      getJson('/v1/dead-letters?limit=20'),
+    ]);
+    for (const m of ring.members) colourOf(m.id);
+    const { rates, total, errors } = sample(stats, pods);
+    $('t-queued').textContent = fmt(stats.queued);
+    $('t-inflight').textContent = fmt(stats.inFlight);
+    $('t-fetched').textContent = fmt(stats.fetched);
+    $('t-failed').textContent = fmt(stats.failed);
+    $('t-dead').textContent = fmt(stats.dead);
+    $('t-domains').textContent = fmt(stats.domains);
+    $('t-pods').textContent = `${stats.pods} (${stats.livePods})`;
+    $('t-rate').textContent = rate(total);
+    drawRing(ring);
+    drawPods(pods, rates);
+    drawDomains(domains);
+    drawDead(dead);
+    drawCharts(errors);
+    await refreshDomain();
+    refreshes++;
+    document.body.dataset.refreshes = String(refreshes);
+    $('status').className = 'live';
+    $('status').textContent = `live · updated ${new Date().toLocaleTimeString('en-GB')}`;
+  } catch (error) {
+    $('status').className = 'stale';
+    $('status').textContent = `stale · ${error.message}`;
+  } finally {
+    setTimeout(refresh, POLL_MS);
+  }
+}
+
+$('token').value = sessionStorage.getItem('shardline-token') ?? '';
+$('token').addEventListener('change', () =>
+  sessionStorage.setItem('shardline-token', $('token').value.trim()),
+);
+$('ring-find').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const domain = $('ring-query').value.trim();
+  if (domain) locate(domain);
+});
+$('domain-back').addEventListener('click', () => {
+  location.hash = '';
+});
+$('requeue').addEventListener('click', () => requeue());
+window.addEventListener('hashchange', route);
+route();
+refresh();

@@ -1,0 +1,18 @@
+/** Schema pieces shared by `schemas.ts` and `schemas-inspect.ts`. */
+
+export const domainParam = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^[^\\s/{}]+$',
+  description: 'registrable domain (the shard key), e.g. example.com',
+} as const;
+
+/** What a domain is doing, from its counters and its hosts' politeness state. */
+export const DOMAIN_STATUSES = ['active', 'backing-off', 'failing', 'paused', 'idle'] as const;
+export const domainStatus = {
+  type: 'string',
+  enum: DOMAIN_STATUSES,
+  description:
+    'paused: claims stopped by an operator; failing: attempts made and none fetched; backing-off: a host waits out a failure backoff; active: URLs queued or in flight; idle: nothing queued',
+} as const;

@@ -1,0 +1,149 @@
+/**
+ * What `shardline crawl` tells its operator about failures: each failed URL is logged, rate
+ * limited per host and error code (a dead host is one line, then a line at 10, 100, 1000…
+ * failures, and its count at the end — never thousands of lines); errors are kept by code with
+ * one example URL each for the progress line and the end-of-crawl summary; a refused address
+ * names the flag that allows it.
+ */
+import type { CrawlResult, PodStats } from '@shardline/crawler';
+import type { Logger } from 'pino';
+
+/** What an error code needs from the operator, when a flag or setting changes it. */
+const HINTS: Record<string, string> = {
+  SHARDLINE_ERR_FETCH_DNS_REFUSED:
+    'a private, loopback or reserved address: --allow-private-addresses (env ALLOW_PRIVATE_ADDRESSES) allows it',
+  SHARDLINE_ERR_FETCH_DNS: 'the host name does not resolve (--resolve host:addr maps it by hand)',
+  SHARDLINE_ERR_CRAWLER_ROBOTS_UNREACHABLE:
+    'robots.txt cannot be fetched, so the host is held until it can',
+};
+
+/** The hint for an error code, if any. */
+export function hintFor(code: string): string | undefined {
+  return HINTS[code];
+}
+
+/** One error code: how often, and the first URL that had it. */
+export interface CodeCount {
+  count: number;
+  example: string;
+}
+
+/** The end-of-crawl summary (also the `--json` line's `summary`). */
+export interface CrawlSummary {
+  pages: number;
+  bytes: number;
+  durationMs: number;
+  pagesPerSecond: number;
+  errors: Record<string, CodeCount>;
+  deadLetters: number;
+  robots: { disallowed: number; deferred: number; filteredLinks: number };
+  /** Hosts whose failures were logged (rate limited), with their counts. */
+  failingHosts: number;
+  /** Hosts held by the frontier at the end (waiting on politeness or backoff). */
+  hostsHeld?: number;
+}
+
+/** Collects failures from the pod's results; see the file comment. */
+export class CrawlReport {
+  readonly #logger: Logger;
+  readonly #startedAt = Date.now();
+  readonly #codes = new Map<string, CodeCount>();
+  readonly #byHost = new Map<string, number>();
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /** Observes one result (the pod's `onResult`). */
+  observe = (result: CrawlResult): void => {
+    const code = result.errorCode;
+    if (!code || result.outcome === 'released') return;
+    const known = this.#codes.get(code);
+    if (known) known.count += 1;
+    else this.#codes.set(code, { count: 1, example: result.url });
+    const key = `${result.host}\t${code}`;
+    const n = (this.#byHost.get(key) ?? 0) + 1;
+    this.#byHost.set(key, n);
+    // The first failure of a host and code, then one line per power of ten.
+    if (n === 1 || Number.isInteger(Math.log10(n))) {
+      const hint = hintFor(code);
+      this.#logger.warn(
+        { url: result.url, host: result.host, code, outcome: result.outcome, failures: n, hint },
+        n === 1
+          ? `fetch failed: ${result.url}: ${code}${result.error ? ` (${result.error})` : ''}${hint ? ` — ${hint}` : ''}`
+          : `${result.host}: ${n} failures with ${code} so far (logged once per power of ten)`,
+      );
+    }
+  };
+
+  /** Errors by code, most frequent first. */
+  errors(): [string, CodeCount][] {
+    return [...this.#codes].sort((a, b) => b[1].count - a[1].count);
+  }
+
+  /** The summary of the crawl that ended with `stats`. */
+  summary(stats: PodStats, hostsHeld?: number): CrawlSummary {
+    const durationMs = Date.now() - this.#startedAt;
+    const summary: CrawlSummary = {
+      pages: stats.fetched,
+      bytes: stats.bytes,
+      durationMs,
+      pagesPerSecond: Math.round((stats.fetched * 1000 * 10) / Math.max(1, durationMs)) / 10,
+      errors: Object.fromEntries(this.errors()),
+      deadLetters: stats.dead,
+      robots: {
+        disallowed: stats.robotsDisallowed,
+        deferred: stats.robotsDeferred,
+        filteredLinks: stats.robotsFilteredLinks,
+      },
+      failingHosts: new Set([...this.#byHost.keys()].map((k) => k.split('\t')[0])).size,
+    };
+    if (hostsHeld !== undefined) summary.hostsHeld = hostsHeld;
+    return summary;
+  }
+}
+
+/** A byte count for people: `0 B`, `12.3 KB`, `4.5 MB`. */
+function bytesText(n: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return unit === 0 ? `${n} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** The human summary printed on stderr when a crawl ends. */
+export function formatSummary(s: CrawlSummary): string {
+  const lines = [
+    `crawl summary: ${s.pages} pages, ${bytesText(s.bytes)} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond}/s)`,
+  ];
+  const codes = Object.entries(s.errors);
+  if (codes.length === 0) lines.push('  errors: none');
+  else {
+    lines.push('  errors by code:');
+    for (const [code, { count, example }] of codes) {
+      const hint = hintFor(code);
+      lines.push(`    ${code}  ${count}  e.g. ${example}${hint ? `  (${hint})` : ''}`);
+    }
+  }
+  lines.push(`  dead letters: ${s.deadLetters}`);
+  lines.push(
+    `  robots: ${s.robots.disallowed} disallowed, ${s.robots.deferred} deferred (robots.txt unreachable), ${s.robots.filteredLinks} links filtered`,
+  );
+  if (s.hostsHeld !== undefined) lines.push(`  hosts still held: ${s.hostsHeld}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The progress line's error part: `errors 12 (DNS 10, http-503 2)`. */
+export function errorsText(report: CrawlReport): string {
+  const codes = report.errors();
+  const total = codes.reduce((sum, [, c]) => sum + c.count, 0);
+  if (total === 0) return 'errors 0';
+  const parts = codes
+    .slice(0, 3)
+    .map(([code, c]) => `${code.replace(/^SHARDLINE_ERR_(FETCH_|CRAWLER_)?/, '')} ${c.count}`);
+  return `errors ${total} (${parts.join(', ')}${codes.length > 3 ? ', …' : ''})`;
+}

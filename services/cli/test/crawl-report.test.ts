@@ -1,0 +1,83 @@
+/**
+ * Failures are visible (issue 14): a refused address is logged once per host and code with the
+ * flag that allows it, the end-of-crawl summary lists errors by code with an example URL, and a
+ * crawl whose seeds could not be fetched exits non-zero. `--exit-when-idle` keeps the URL after it.
+ */
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { runCliWith } from './run-cli-with.js';
+
+let redis: RedisServer;
+let web: Server;
+let port = 0;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  web = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    if (req.url === '/robots.txt') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>ok</body></html>');
+  });
+  await new Promise<void>((done) => web.listen(0, '127.0.0.1', done));
+  port = (web.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await new Promise((done) => web.close(done));
+  await redis.stop();
+});
+
+describe('crawl failure reporting', () => {
+  it('a refused address: one line per host and code naming --allow-private-addresses, a summary, exit 1', async () => {
+    const urls = Array.from({ length: 12 }, (_, i) => `http://127.0.0.1:${port}/p${i}`);
+    const result = await runCliWith(
+      ['crawl', '--prefix', 'refused', '--exit-when-idle', ...urls, '--idle-grace-ms', '300'],
+      { env: { REDIS_URL: redis.url } },
+    );
+    expect(result.code).toBe(1);
+    const failed = result.stderr.split('\n').filter((l) => l.includes('fetch failed'));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toContain('SHARDLINE_ERR_FETCH_DNS_REFUSED');
+    expect(failed[0]).toContain('--allow-private-addresses');
+    expect(result.stderr).toContain('127.0.0.1: 10 failures with SHARDLINE_ERR_FETCH_DNS_REFUSED');
+    expect(result.stderr).toMatch(/crawl summary: 0 pages/);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `SHARDLINE_ERR_FETCH_DNS_REFUSED  12  e\\.g\\. http://127\\.0\\.0\\.1:${port}/p\\d+`,
+      ),
+    );
+    expect(result.stderr).toMatch(/^error: nothing could be fetched from the seeds given/m);
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({
+      fetched: 0,
+      summary: { pages: 0, errors: { SHARDLINE_ERR_FETCH_DNS_REFUSED: { count: 12 } } },
+    });
+    expect(seen.filter((u) => u.startsWith('/p'))).toEqual([]);
+  }, 90_000);
+
+  it('with the address allowed the same crawl fetches, summarises and exits 0', async () => {
+    const result = await runCliWith(
+      [
+        'crawl',
+        '--prefix',
+        'allowed',
+        '--allow-private-addresses',
+        '--min-delay-ms',
+        '0',
+        '--exit-when-idle',
+        `http://127.0.0.1:${port}/ok`,
+        '--idle-grace-ms',
+        '300',
+      ],
+      { env: { REDIS_URL: redis.url } },
+    );
+    expect(result.stderr).not.toContain('error:');
+    expect(result.code).toBe(0);
+    expect(seen).toContain('/ok');
+    expect(result.stderr).toMatch(/crawl summary: 1 pages/);
+    expect(result.stderr).toContain('errors: none');
+  }, 90_000);
+});
