@@ -1,14 +1,14 @@
 /**
  * Per-IP politeness across the cluster. Hosts that resolve to the same address (virtual hosts
  * of one server, a CDN edge) share one gate, whichever pod owns their domains: the gate is a
- * pair of Redis keys per address, changed only by Lua scripts that take the time from Redis
+ * few Redis keys per address (one hash slot), changed only by Lua scripts that take the time from Redis
  * (`lua/ip-gate-*.lua`). A send needs both the host's pass (`SendGate`) and the address's.
  *
  * - Delay: no two sends to the address start closer than `delayMs`, and none starts within
- *   `delayMs` of a response's end. The gap counts from the acquire, again from the real send
- *   (`sent`: a slow connect cannot shorten it) and from the end (`done`: a server that notes
- *   arrivals late still sees the whole gap) — Heritrix's and BUbiNG's IP delays also count
- *   from the end of the previous fetch.
+ *   `delayMs` of a response's end. No pass is handed out while an earlier one has not sent
+ *   yet; the gap counts from the real send (`sent`: a slow connect or a busy pod cannot shorten
+ *   it) and again from the end (`done`: a server that notes arrivals late still sees the whole
+ *   gap) — Heritrix's and BUbiNG's IP delays also count from the end of the previous fetch.
  * - Concurrency: at most `concurrency` passes open at once; each open pass expires after
  *   `passLifetimeMs`, so a pod killed mid-request cannot wedge the address.
  * - One waiter per address per pod asks Redis at a time (the others queue locally), so a crowd
@@ -22,13 +22,13 @@ import { check } from './errors.js';
 import type { GatePass, SendGate } from './send-gate.js';
 
 const OWNER = 'IpGateOptions';
-/** Longest sleep of a waiter on a full address before it asks again (a release elsewhere is not announced). */
+/** Longest sleep of a waiter on a full address (or behind a pass not sent yet) before it asks again. */
 const FULL_POLL_MS = 50;
 
 const IP_GATE_COMMANDS = {
-  'ip-gate-acquire': 'slip1IpGateAcquire',
-  'ip-gate-sent': 'slip1IpGateSent',
-  'ip-gate-done': 'slip1IpGateDone',
+  'ip-gate-acquire': 'slip2IpGateAcquire',
+  'ip-gate-sent': 'slip2IpGateSent',
+  'ip-gate-done': 'slip2IpGateDone',
 } as const;
 
 type ScriptFn<Context extends { type: 'default' | 'pipeline' }> = (
@@ -37,9 +37,9 @@ type ScriptFn<Context extends { type: 'default' | 'pipeline' }> = (
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    slip1IpGateAcquire: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slip1IpGateSent: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slip1IpGateDone: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slip2IpGateAcquire: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slip2IpGateSent: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slip2IpGateDone: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
   }
 }
 
@@ -134,7 +134,7 @@ export class IpGate {
     let waited = false;
     for (;;) {
       signal?.throwIfAborted();
-      const reply = (await this.#redis.slip1IpGateAcquire(
+      const reply = (await this.#redis.slip2IpGateAcquire(
         ...keys,
         token,
         this.#delayMs,
@@ -151,13 +151,15 @@ export class IpGate {
         return this.#pass(keys, token);
       }
       waited = true;
-      await sleep(status === 1 ? Math.min(waitMs, FULL_POLL_MS) : Math.max(1, waitMs), undefined, {
+      // Full or an earlier pass not sent yet: a release or a send elsewhere is not announced.
+      const poll = status === 1 || status === 3;
+      await sleep(poll ? Math.min(waitMs, FULL_POLL_MS) : Math.max(1, waitMs), undefined, {
         ...(signal ? { signal } : {}),
       });
     }
   }
 
-  #pass(keys: [string, string], token: string): GatePass {
+  #pass(keys: [string, string, string], token: string): GatePass {
     let closed = false;
     const fault = (operation: 'sent' | 'release') => (error: unknown) => {
       this.#stats.errors += 1;
@@ -167,23 +169,23 @@ export class IpGate {
       sent: () => {
         if (closed) return;
         this.#redis
-          .slip1IpGateSent(...keys, token, this.#delayMs, this.#lifeMs)
+          .slip2IpGateSent(...keys, token, this.#delayMs, this.#lifeMs)
           .catch(fault('sent'));
       },
       done: () => {
         if (closed) return;
         closed = true;
         this.#redis
-          .slip1IpGateDone(...keys, token, this.#delayMs, this.#lifeMs)
+          .slip2IpGateDone(...keys, token, this.#delayMs, this.#lifeMs)
           .catch(fault('release'));
       },
     };
   }
 
-  #keys(address: string): [string, string] {
-    // One hash tag per address: both keys live in one slot, so the scripts run on a Cluster.
+  #keys(address: string): [string, string, string] {
+    // One hash tag per address: the keys live in one slot, so the scripts run on a Cluster.
     const root = `${this.#prefix}:{ip:${address}}`;
-    return [`${root}:g`, `${root}:o`];
+    return [`${root}:g`, `${root}:o`, `${root}:p`];
   }
 }
 

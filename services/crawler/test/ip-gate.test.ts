@@ -155,6 +155,27 @@ describe('per-IP politeness', () => {
     );
   });
 
+  it('hands out no pass while an earlier one has not sent, then counts the delay from the send', async () => {
+    n += 1;
+    const options = { redis, prefix: `ipg${n}`, delayMs: 100 };
+    const slow = new IpGate({ ...options, pod: 'slow' });
+    const other = new IpGate({ ...options, pod: 'other' });
+    // Taken, but its request is slow to leave (a long connect, a busy pod).
+    const first = await slow.acquire('192.0.2.9');
+    let secondAt = 0;
+    const second = other.acquire('192.0.2.9').then((pass) => {
+      secondAt = Date.now();
+      return pass;
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(secondAt).toBe(0);
+    const sentAt = Date.now();
+    first.sent(sentAt);
+    (await second).done();
+    expect(secondAt - sentAt).toBeGreaterThanOrEqual(100 - 5);
+    first.done();
+  });
+
   it('stops waiting when the signal aborts', async () => {
     n += 1;
     const gate = new IpGate({ redis, prefix: `ipg${n}`, pod: 'p', delayMs: 60_000 });
