@@ -20,6 +20,7 @@ import {
 } from '@shardline/crawler';
 import { type Command, Option } from 'commander';
 import { type Logger, pino } from 'pino';
+import pretty from 'pino-pretty';
 import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { startProgress } from '../lib/crawl-progress.js';
@@ -67,6 +68,19 @@ Exit status:
   2   usage: a bad flag, option value or environment variable
   70  internal error (a bug: SHARDLINE_DEBUG=1 prints the stack)
 `;
+
+/** Logs on stderr: short and coloured on a terminal (pino-pretty), JSON lines otherwise. */
+function crawlLogger(level: string): Logger {
+  if (!process.stderr.isTTY) return pino({ level }, pino.destination(2));
+  const stream = pretty({
+    destination: 2,
+    sync: true,
+    colorize: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+  });
+  return pino({ level }, stream);
+}
 
 /** Registers `shardline crawl`. */
 export function registerCrawlCommand(program: Command): void {
@@ -178,7 +192,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
     throw usage(error);
   }
   const sources = await seedSources({ urls: seeds, file: flags.seedsFile });
-  const logger = pino({ level: flags.logLevel ?? config.logLevel }, pino.destination(2));
+  const logger = crawlLogger(flags.logLevel ?? config.logLevel);
   const target = redisTarget(flags, config);
   let embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | undefined;
   if (!target.url && !target.clusterNodes) {
