@@ -134,7 +134,8 @@ describe('shardline ring owners', () => {
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(message);
     }
-  });
+    // Nine CLI processes one after another: ~1 s each quiet, up to 8 s on a loaded 2-core machine.
+  }, 180_000);
 });
 
 describe('shardline ring plan', () => {

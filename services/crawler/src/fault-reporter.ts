@@ -8,6 +8,9 @@
 import type { RedisFrontier } from '@shardline/frontier';
 import type { Logger } from 'pino';
 
+/** How long the last write on stop may take. */
+const FINAL_REPORT_MS = 2000;
+
 /** `{ a: 1, b: { c: 2 } }` → `{ a: 1, 'b.c': 2 }`. */
 export function flattenFaults(faults: object, prefix = ''): Record<string, number> {
   const out: Record<string, number> = {};
@@ -57,9 +60,23 @@ export class FaultReporter {
     }
   }
 
+  /**
+   * One last write, if the reporter ever started: a pod stopped while it waited for Redis has
+   * nothing to publish, and a Redis that stopped answering may not hold the stop longer than
+   * {@link FINAL_REPORT_MS} (the write stays queued in the client; the signal's grace is the
+   * process's, not this write's).
+   */
   async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
+    if (!this.#timer) return;
+    clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.report();
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.report(),
+      new Promise<void>((done) => {
+        timeout = setTimeout(done, FINAL_REPORT_MS);
+      }),
+    ]);
+    clearTimeout(timeout);
   }
 }
