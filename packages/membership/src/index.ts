@@ -18,7 +18,8 @@ export type {
 } from './events.js';
 export { RING_HISTORY_LENGTH, type RingHistoryEntry } from './history.js';
 export { MembershipKeys } from './keys.js';
+export type { MemberInfo, PublishedSetting, PublishedSettings } from './member-info.js';
 export { Membership } from './membership.js';
 export type { MembershipFrontier, MembershipOptions } from './options.js';
-export { MembershipReader, type RegistryMember } from './reader.js';
+export { type MemberRecord, MembershipReader, type RegistryMember } from './reader.js';
 export type { MemberEntry, MembershipView, ReclaimKind } from './registry.js';

@@ -27,6 +27,7 @@ import type {
 import { recordRingView } from './history.js';
 import { MembershipKeys } from './keys.js';
 import { forEachLimited } from './limit.js';
+import { encodeMemberInfo } from './member-info.js';
 import {
   type MembershipFrontier,
   type MembershipOptions,
@@ -313,7 +314,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       sessionTimeoutMs: o.sessionTimeoutMs,
       weight: o.weight,
       instance: this.#instance,
-      info: o.info,
+      info: encodeMemberInfo(o.info, o.settings),
       mode,
       knownEpoch: this.#epoch,
       vnodes: o.vnodes,

@@ -4,6 +4,7 @@ import type { FrontierInspector, RedisFrontier } from '@shardline/frontier';
 import { DEFAULT_VNODES } from '@shardline/ring';
 import type { Cluster, Redis } from 'ioredis';
 import { MembershipOptionsError } from './errors.js';
+import { checkSettings, type PublishedSettings } from './member-info.js';
 
 /**
  * What the membership layer needs from the frontier (a `RedisFrontier` has it all): the
@@ -79,6 +80,11 @@ export interface MembershipOptions {
   reclaimOwnLeasesOnStart?: boolean;
   /** Diagnostics stored with the member (host, pid). @default `${hostname()}/${process.pid}` */
   info?: string;
+  /**
+   * Settings this pod runs with, stored with its member record for readers
+   * (`MembershipReader.memberInfo()`), e.g. the politeness defaults. @default none
+   */
+  settings?: PublishedSettings;
 }
 
 export interface ResolvedMembershipOptions {
@@ -96,6 +102,7 @@ export interface ResolvedMembershipOptions {
   departedRetentionMs: number;
   reclaimOwnLeasesOnStart: boolean;
   info: string;
+  settings: PublishedSettings;
   handoffConcurrency: number;
 }
 
@@ -187,5 +194,6 @@ export function resolveMembershipOptions(options: MembershipOptions): ResolvedMe
       options.reclaimOwnLeasesOnStart ?? true,
     ),
     info,
+    settings: checkSettings(options.settings ?? {}),
   };
 }

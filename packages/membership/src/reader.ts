@@ -6,6 +6,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { type RingHistoryEntry, readRingHistory } from './history.js';
 import { MembershipKeys } from './keys.js';
+import { decodeMemberInfo, type MemberInfo } from './member-info.js';
 import { Registry } from './registry.js';
 
 /** One member as the registry holds it. */
@@ -16,6 +17,12 @@ export interface RegistryMember {
   alive: boolean;
   /** Redis time (ms) at which its session expires unless renewed. */
   sessionExpiresAtMs: number;
+}
+
+/** One member's record: diagnostics and the settings it published, with its session state. */
+export interface MemberRecord extends MemberInfo {
+  id: string;
+  alive: boolean;
 }
 
 /** Reads the membership registry without joining it. */
@@ -47,6 +54,22 @@ export class MembershipReader {
         return { id: m.id, weight: m.weight, alive: at >= nowMs, sessionExpiresAtMs: at };
       })
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /**
+   * Each member's diagnostics and published settings (sorted by id). A pod that left is
+   * gone; one whose session expired stays (alive: false) until another pod's heartbeat
+   * removes it, so its settings are the last ones known.
+   */
+  async memberInfo(): Promise<MemberRecord[]> {
+    const members = await this.members();
+    if (members.length === 0) return [];
+    const records = await this.#redis.hmget(this.keys.meta(), ...members.map((m) => m.id));
+    return members.map((m, i) => {
+      // `<weight>\t<startedAtMs>\t<instance>\t<info>`: the info is everything after the third tab.
+      const fields = (records[i] ?? '').split('\t');
+      return { id: m.id, alive: m.alive, ...decodeMemberInfo(fields.slice(3).join('\t')) };
+    });
   }
 
   /** The ring's recorded epochs (members and ring config), newest first. */

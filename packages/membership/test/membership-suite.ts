@@ -329,16 +329,28 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
 
     it('MembershipReader reports the members, epoch and ring config without joining', async () => {
       const fl = fleet();
-      const [a, b] = await fl.start('pod-a', 'pod-b');
+      const a = fl.pod('pod-a', { info: 'host-a/1' });
+      const b = fl.pod('pod-b', { settings: { minDelayMs: 300, adaptiveDelay: true } });
+      await Promise.all([a.membership.start(), b.membership.start()]);
       const reader = new MembershipReader(fl.connect(), fl.prefix);
-      expect(await reader.epoch()).toBe(a!.membership.epoch);
+      expect(await reader.epoch()).toBe(a.membership.epoch);
       expect(await reader.ringParams()).toEqual({ vnodes: 256, seed: 0 });
       const members = await reader.members();
       expect(members.map((m) => [m.id, m.weight, m.alive])).toEqual([
         ['pod-a', 1, true],
         ['pod-b', 1, true],
       ]);
-      await b!.membership.stop({ graceful: true });
+      // Each member's diagnostics and the settings it published (none for pod-a).
+      expect(await reader.memberInfo()).toEqual([
+        { id: 'pod-a', alive: true, info: 'host-a/1', settings: {} },
+        {
+          id: 'pod-b',
+          alive: true,
+          info: expect.stringMatching(/\/\d+$/),
+          settings: { minDelayMs: 300, adaptiveDelay: true },
+        },
+      ]);
+      await b.membership.stop({ graceful: true });
       expect((await reader.members()).map((m) => m.id)).toEqual(['pod-a']);
       expect(
         await new MembershipReader(fl.connect(), `${fl.prefix}x`).ringParams(),

@@ -43,6 +43,8 @@ describe('resolveMembershipOptions', () => {
     ['subscribe', { subscribe: 'yes' }],
     ['prefix', { prefix: 'a b' }],
     ['info', { info: 'tab\there' }],
+    ['settings', { settings: { 'bad name': 1 } }],
+    ['settings', { settings: { minDelayMs: Number.NaN } }],
     ['frontier', { frontier: 42 }],
     ['redis', { redis: {} }],
   ])('rejects a bad %s and names option, value and type', (option, patch) => {

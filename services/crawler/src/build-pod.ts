@@ -145,6 +145,14 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
         sessionTimeoutMs: s.sessionTimeoutMs,
         vnodes: s.ringVnodes,
         seed: s.ringSeed,
+        // The politeness defaults the frontier scripts and the send gate use, for readers
+        // (`shardline domain`) that would otherwise have to assume them.
+        settings: {
+          minDelayMs: s.minDelayMs,
+          perHostConcurrency: s.perHostConcurrency,
+          maxDelayMs: s.maxDelayMs,
+          adaptiveDelay: s.adaptiveDelay,
+        },
       });
   const assignment: Assignment = membership ?? options.assignment!;
   const stopPoking = assignment.onChange(poke);

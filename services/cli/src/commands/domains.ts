@@ -10,6 +10,7 @@ import { readDomainDetail } from '../lib/domain-detail.js';
 import { domainArgument } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
 import { integerIn } from '../lib/parse.js';
+import { FALLBACK_DELAY_MS, type PodDelay, readPodDelay } from '../lib/pod-delay.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
 import { duration, formatPairs, formatTable, relative } from '../lib/table.js';
 
@@ -25,7 +26,7 @@ interface DomainFlags extends SessionFlags {
   hosts: number;
   scan: number;
   results: number;
-  defaultDelayMs: number;
+  defaultDelayMs?: number;
   userAgent: string;
 }
 
@@ -34,6 +35,20 @@ function sortOf(value: string): DomainSort {
     throw new InvalidArgumentError(`expected one of ${DOMAIN_SORTS.join(', ')}.`);
   }
   return value as DomainSort;
+}
+
+/** Each pod's published politeness defaults, in one line. */
+function podPolitenessText(delay: PodDelay): string {
+  if (delay.pods.length === 0) return 'no pod running';
+  return delay.pods
+    .map((p) => {
+      const parts = [`min delay ${duration(p.minDelayMs)}`];
+      if (p.maxDelayMs !== undefined) parts.push(`max ${duration(p.maxDelayMs)}`);
+      if (p.perHostConcurrency !== undefined) parts.push(`${p.perHostConcurrency} per host`);
+      if (p.adaptiveDelay !== undefined) parts.push(`adaptive ${p.adaptiveDelay ? 'on' : 'off'}`);
+      return `${p.pod}${p.alive ? '' : ' (not running)'}: ${parts.join(', ')}`;
+    })
+    .join('; ');
 }
 
 /** Registers `shardline domains` and `shardline domain`. */
@@ -107,10 +122,8 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
       .addOption(
         new Option(
           '--default-delay-ms <ms>',
-          "the pods' default delay (MIN_DELAY_MS), for hosts without a configured one",
-        )
-          .argParser(integerIn(0, 86_400_000))
-          .default(1000),
+          "the pods' default delay (MIN_DELAY_MS), for hosts without a configured one (default: what the pods publish in the registry)",
+        ).argParser(integerIn(0, 86_400_000)),
       )
       .option(
         '--user-agent <token>',
@@ -121,16 +134,27 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
   ).action(async (name: string, flags: DomainFlags) => {
     await withSession(flags, async ({ reader, redis, frontier, prefix }) => {
       const domain = await reader.domain(name);
+      const pods =
+        flags.defaultDelayMs === undefined
+          ? await readPodDelay(redis, prefix, domain.owner ?? '')
+          : undefined;
       const detail = await readDomainDetail(redis, frontier, name, domain.hosts, {
         prefix,
         maxHosts: flags.hosts,
         scanResults: flags.scan,
         maxResults: flags.results,
-        defaultDelayMs: flags.defaultDelayMs,
+        defaultDelayMs: flags.defaultDelayMs ?? pods?.defaultDelayMs ?? FALLBACK_DELAY_MS,
+        ...(pods ? { defaultWhy: pods.why } : {}),
         userAgentToken: flags.userAgent,
         domainHold: { paused: domain.paused, blockedUntilMs: domain.blockedUntilMs ?? 0 },
       });
-      if (flags.json) return writeJson(ctx.stdout, { ...domain, detail });
+      if (flags.json) {
+        return writeJson(ctx.stdout, {
+          ...domain,
+          detail,
+          ...(pods ? { podPoliteness: pods.pods } : {}),
+        });
+      }
       ctx.stdout.write(
         formatPairs([
           ['domain', domain.domain],
@@ -148,6 +172,7 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
           ['over cap', domain.overCap],
           ['repeats', domain.repeats],
           ['hosts', domain.hostCount],
+          ...(pods ? [['pod politeness', podPolitenessText(pods)] as [string, string]] : []),
         ]),
       );
       if (detail.hosts.length > 0) {

@@ -80,6 +80,8 @@ export interface DomainDetailOptions {
   maxResults?: number;
   /** Delay assumed for hosts without a configured one (the pods' MIN_DELAY_MS). @default 1000 */
   defaultDelayMs?: number;
+  /** Where `defaultDelayMs` comes from, shown as `why` when it sets the delay. @default "the pods' default delay" */
+  defaultWhy?: string;
   /** The pods' User-Agent product token, whose robots group sets the crawl-delay. @default 'shardline' */
   userAgentToken?: string;
   /** The domain's own hold, shown in every host's `why`. @default none */
@@ -107,11 +109,7 @@ export async function redisNowMs(redis: Redis | Cluster): Promise<number> {
 export function effectiveDelay(
   state: HostState,
   defaultDelayMs: number,
-  context: {
-    nowMs?: number;
-    lastResponseMs?: number;
-    domainHold?: DomainDetailOptions['domainHold'];
-  } = {},
+  context: DelayContext = {},
 ): HostDetail['delay'] {
   const configuredMs = state.delayMs;
   const parts: [DelaySource, number][] = [
@@ -135,15 +133,16 @@ export function effectiveDelay(
   };
 }
 
-function delayWhy(
-  source: DelaySource,
-  state: HostState,
-  context: {
-    nowMs?: number;
-    lastResponseMs?: number;
-    domainHold?: DomainDetailOptions['domainHold'];
-  },
-): string {
+/** What {@link effectiveDelay} words its `why` with. */
+interface DelayContext {
+  nowMs?: number;
+  lastResponseMs?: number;
+  domainHold?: DomainDetailOptions['domainHold'];
+  /** Where the default delay comes from. @default "the pods' default delay" */
+  defaultWhy?: string;
+}
+
+function delayWhy(source: DelaySource, state: HostState, context: DelayContext): string {
   const now = context.nowMs ?? 0;
   const parts: string[] = [];
   const until = (ms: number) => new Date(ms).toISOString();
@@ -154,7 +153,7 @@ function delayWhy(
   const last =
     context.lastResponseMs === undefined ? '' : `, last response ${context.lastResponseMs} ms`;
   const why: Record<DelaySource, string> = {
-    default: "the pods' default delay",
+    default: context.defaultWhy ?? "the pods' default delay",
     configured: 'set at run time (shardline delay)',
     'robots crawl-delay': 'robots crawl-delay',
     adaptive:
@@ -297,6 +296,7 @@ export async function readDomainDetail(
           // The newest result of the host (recent is newest first).
           ...lastResponse(recent, host),
           ...(options.domainHold ? { domainHold: options.domainHold } : {}),
+          ...(options.defaultWhy === undefined ? {} : { defaultWhy: options.defaultWhy }),
         }),
         robots,
       };
