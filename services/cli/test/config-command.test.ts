@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -112,6 +112,16 @@ describe('shardline config', () => {
     expect(result.stderr).toContain(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(hasStackTrace(result.stderr)).toBe(false);
+  });
+
+  it('up checks its config file (found in --data-dir) before any pod starts', async () => {
+    writeFileSync(join(dir, 'shardline.yaml'), 'concurency: 4\n');
+    const result = await runCliWith(['up', '--pods', '1', '--data-dir', dir], { cwd: tmpdir() });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      `error: config file ${join(dir, 'shardline.yaml')}: key concurency: unknown option; use an option name from \`shardline config\` (e.g. minDelayMs)`,
+    );
+    expect(existsSync(join(dir, 'cluster.json'))).toBe(false);
   });
 
   it('fails with exit 2 when the named file does not exist', async () => {
