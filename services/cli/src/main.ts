@@ -11,6 +11,7 @@ import { registerPauseCommands } from './commands/pause.js';
 import { registerRingCommands } from './commands/ring.js';
 import { registerRingShowCommand } from './commands/ring-show.js';
 import { registerSeedCommand } from './commands/seed.js';
+import { registerConfigCommand } from './commands/show-config.js';
 import { registerStatsCommands } from './commands/stats.js';
 import { registerWarcCommands } from './commands/warc.js';
 import { loadConfig } from './config.js';
@@ -37,6 +38,7 @@ export function buildProgram(ctx: CliContext): Command {
   const ring = program.commands.find((command) => command.name() === 'ring');
   if (ring) registerRingShowCommand(ring, ctx);
   registerCrawlCommand(program);
+  registerConfigCommand(program, ctx);
   registerApiCommand(program);
   registerSeedCommand(program, ctx);
   registerStatsCommands(program, ctx);

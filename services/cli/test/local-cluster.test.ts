@@ -4,7 +4,7 @@
  * test saw is SIGKILLed in afterAll, whatever failed.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +74,8 @@ afterAll(async () => {
 
 describe('local cluster (up / scale / status / down)', () => {
   it('up --pods 2 --detach starts two crawl pods local-0 and local-1 that join the registry', async () => {
+    // The data dir's config file is checked by up and handed to every pod.
+    writeFileSync(join(dir, 'shardline.yaml'), 'maxLinksPerPage: 50\n');
     const up = await cli([
       'up',
       '--pods',
@@ -103,6 +105,9 @@ describe('local cluster (up / scale / status / down)', () => {
       expect(readFileSync(`/proc/${pod.pid}/cmdline`, 'utf8').split('\0')).toContain('crawl');
       // The passed-through crawl option reached the pod.
       expect(readFileSync(`/proc/${pod.pid}/cmdline`, 'utf8')).toContain('--min-delay-ms\u000010');
+      expect(readFileSync(`/proc/${pod.pid}/cmdline`, 'utf8')).toContain(
+        `--config\u0000${join(dir, 'shardline.yaml')}`,
+      );
     }
     await until(async () => ((await members()).join() === 'local-0,local-1' ? true : undefined));
   });

@@ -46,7 +46,7 @@ export const CrawlerErrorCode = {
   ABORTED: 'SHARDLINE_ERR_CRAWLER_ABORTED',
   /** A method was called with an argument it cannot use (e.g. `LinkScope.decide` without the page URL). */
   INVALID_ARGUMENT: 'SHARDLINE_ERR_CRAWLER_INVALID_ARGUMENT',
-  /** An environment variable read by `loadConfig` is malformed; the message names it. */
+  /** An environment variable or config-file value is malformed; the message names it (and the file). */
   CONFIG: 'SHARDLINE_ERR_CRAWLER_CONFIG',
   /** Redis did not answer within `REDIS_CONNECT_TIMEOUT_MS` at start; the message names the URL and cause. */
   REDIS_UNREACHABLE: 'SHARDLINE_ERR_CRAWLER_REDIS_UNREACHABLE',

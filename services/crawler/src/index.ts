@@ -6,6 +6,14 @@ export {
   loadConfig,
   parseClusterNodes,
 } from './config.js';
+export {
+  CONFIG_FILE_ENV,
+  CONFIG_FILE_NAMES,
+  type ConfigFile,
+  configFileKeys,
+  findConfigFile,
+  readConfigFile,
+} from './config-file.js';
 export { decodeBody } from './content.js';
 export { CrawlerPod } from './crawler-pod.js';
 export { DURATION_FORMS, parseBudget, parseDuration } from './duration.js';
@@ -75,6 +83,7 @@ export {
   type PodSettings,
   podSettingRows,
 } from './settings.js';
+export { resolvePodSettings } from './settings-resolve.js';
 export {
   isGzip,
   parseSitemap,

@@ -1,6 +1,6 @@
 /**
  * `shardline crawl [seeds...]`: runs one crawler pod (the container's command). Settings come
- * from the environment (the crawler's `loadConfig`) and flags override them; every pod setting
+ * from the config file and the environment over it (`loadSettings`), and flags override them; every pod setting
  * has a flag, generated from the crawler's settings table (`crawl-flags.ts`). Without
  * REDIS_URL / --redis / REDIS_CLUSTER_NODES / --redis-cluster an embedded `redis-server` is
  * started with its data in --data-dir (AOF on, so a crawl resumes). The pod joins the
@@ -12,7 +12,6 @@ import {
   CrawlerError,
   CrawlerErrorCode,
   type CrawlerPod,
-  loadConfig,
   type PodSettingOptions,
   PROCESS_SETTINGS,
   parseClusterNodes,
@@ -29,8 +28,10 @@ import { clip } from '../lib/domains.js';
 import type { SeedCounts } from '../lib/seed-progress.js';
 import { type SeedSource, seedSources } from '../lib/seed-sources.js';
 import { SeedInterruptedError, seedLines } from '../lib/seeder.js';
+import { loadSettings } from '../lib/settings-sources.js';
 import {
   addPodSettingFlags,
+  CONFIG_FLAG_HELP,
   intFlag,
   podOptionsFromFlags,
   settingHelp,
@@ -45,6 +46,7 @@ interface CrawlFlags {
   healthPort?: number;
   redisConnectTimeoutMs?: number;
   dataDir: string;
+  config?: string;
   redisPort?: number;
   seedsFile?: string;
   progress?: boolean;
@@ -104,6 +106,7 @@ export function registerCrawlCommand(program: Command): void {
       'shardline state directory: the embedded Redis keeps its data in <data-dir>/redis, WARC files go to <data-dir>/warc',
       './.shardline',
     )
+    .option('--config <file>', CONFIG_FLAG_HELP)
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', intFlag('redis-port'))
     .option('--seeds-file <file>', 'file with one seed URL per line')
     .option('--progress', 'print a live progress line on stderr (default: when stderr is a TTY)')
@@ -185,12 +188,7 @@ function redisTarget(flags: CrawlFlags, config: CrawlerConfig) {
 }
 
 async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unknown>) {
-  let config: CrawlerConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    throw usage(error);
-  }
+  const { config } = loadSettings(flags);
   const sources = await seedSources({ urls: seeds, file: flags.seedsFile });
   const logger = crawlLogger(flags.logLevel ?? config.logLevel);
   const target = redisTarget(flags, config);

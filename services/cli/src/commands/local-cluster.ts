@@ -6,12 +6,12 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
+import { loadSettings } from '../lib/settings-sources.js';
 import { ClusterClient, StaleClusterError } from '../local-cluster/control-client.js';
 import { type ClusterFile, isAlive, removeClusterFile } from '../local-cluster/control-file.js';
-import { addCrawlOptions, crawlArgs } from '../local-cluster/crawl-flags.js';
+import { addCrawlOptions, CONFIG_FLAG_HELP, crawlArgs } from '../local-cluster/crawl-flags.js';
 import { formatStatus } from '../local-cluster/format.js';
 import { launchCluster, redactUrl } from '../local-cluster/launch.js';
 import { readAll } from '../local-cluster/read-all.js';
@@ -53,6 +53,7 @@ export function registerLocalClusterCommands(program: Command, ctx?: CliContext)
       'cluster.json, cluster.log and the embedded Redis',
       DEFAULT_DATA_DIR,
     )
+    .option('--config <file>', CONFIG_FLAG_HELP)
     .option('--detach', 'run in the background (log in <data-dir>/cluster.log)')
     .option(
       '--grace-ms <n>',
@@ -61,11 +62,17 @@ export function registerLocalClusterCommands(program: Command, ctx?: CliContext)
       35_000,
     );
   addCrawlOptions(up).action(async (flags: Record<string, unknown>) => {
+    // Checked here so a bad file fails once, not in every pod; each pod reads the same file.
+    const { config, file } = loadSettings({
+      config: flags.config as string | undefined,
+      dataDir: flags.dataDir as string,
+    });
+    const configArgs = file ? ['--config', file.path] : [];
     const spec = {
       pods: flags.pods as number,
       dataDir: resolve(flags.dataDir as string),
-      redisUrl: (flags.redis as string | undefined) ?? loadConfig().redisUrl,
-      crawlArgs: crawlArgs(flags),
+      redisUrl: (flags.redis as string | undefined) ?? config.redisUrl,
+      crawlArgs: [...configArgs, ...crawlArgs(flags)],
       graceMs: flags.graceMs as number,
     };
     if (spec.pods < 1) throw usageError('--pods must be at least 1');

@@ -41,6 +41,10 @@ function flagError(flag: string, value: string): SettingTextError {
   return (expected) => usageError(`--${flag} must be ${expected}, got ${JSON.stringify(value)}`);
 }
 
+/** Help of `--config` (on `crawl`, `up` and `config`). */
+export const CONFIG_FLAG_HELP =
+  'config file (YAML or JSON) of settings by option name, e.g. minDelayMs: 500 (env SHARDLINE_CONFIG, default shardline.yaml in --data-dir, then the working directory); precedence: flag > env > file > default';
+
 /** A flag's parser of a non-negative integer (`--health-port 8081`). */
 export function intFlag(flag: string): (value: string) => number {
   return (value) => parseIntText(value, flagError(flag, value));
