@@ -7,7 +7,6 @@
 import {
   ROBOTS_CACHE_TTL_MS,
   ROBOTS_MAX_REDIRECTS,
-  type RobotsFetchOutcome,
   RobotsTxt,
   type RobotsTxtJson,
 } from '@shardline/robots';
@@ -15,6 +14,12 @@ import { canonicalize } from '@shardline/url';
 import { LRUCache } from 'lru-cache';
 import { CrawlerError, CrawlerErrorCode, check, FetchErrorCode, invalidOption } from './errors.js';
 import type { FetchOptions, FetchOutcome, FetchTimings } from './fetch-types.js';
+import {
+  type AnswerLimits,
+  nowhereAnswer,
+  type RobotsAnswer,
+  robotsAnswer,
+} from './robots-answer.js';
 
 const OWNER = 'RobotsLoaderOptions';
 
@@ -417,13 +422,7 @@ export class RobotsLoader {
     else this.#memory.delete(origin);
   }
 
-  async #fetchRobots(origin: string): Promise<{
-    robots: RobotsTxt;
-    hops: RobotsFetchHop[];
-    ttlMs: number;
-    reachable: boolean;
-    unavailable?: string;
-  }> {
+  async #fetchRobots(origin: string): Promise<RobotsAnswer & { hops: RobotsFetchHop[] }> {
     const hops: RobotsFetchHop[] = [];
     let url = `${origin}/robots.txt`;
     for (let redirects = 0; ; redirects++) {
@@ -462,80 +461,21 @@ export class RobotsLoader {
           continue;
         }
       }
-      if (redirects > 0 && NOWHERE.has(outcome.error?.code ?? '')) {
-        // A redirect to an address the policy refuses, or to a name that does not resolve, is
-        // a redirect to nowhere: RFC 9309 §2.3.1.3 lets a crawler take robots.txt as
-        // unavailable after bad redirects (as a 4xx: allow all). Held as unreachable, the host
-        // would wait out every retry for a file that can never be fetched.
-        const cause = `${outcome.error!.code}: ${outcome.error!.message}`;
-        const why = `robots.txt redirects to ${url}, which cannot be fetched (${cause}): unavailable, allow all`;
-        return {
-          robots: RobotsTxt.allowAll(why),
-          hops,
-          ttlMs: this.#ttlMs,
-          reachable: true,
-          unavailable: why,
-        };
-      }
-      const reachable = !isUnreachable(outcome);
-      return {
-        robots: this.#interpret(outcome),
-        hops,
-        ttlMs: reachable ? this.#ttlFor(outcome) : this.#retryMsFor(outcome),
-        reachable,
-      };
+      const answer = redirects > 0 ? nowhereAnswer(url, outcome, this.#ttlMs) : undefined;
+      return { ...(answer ?? robotsAnswer(outcome, this.#answerLimits())), hops };
     }
   }
 
-  #interpret(outcome: FetchOutcome): RobotsTxt {
-    // Only a complete (or cap-truncated) 2xx body is parsed; a body cut short by a network
-    // error or timeout is treated as unreachable, failing closed.
-    const failed = outcome.error !== undefined && outcome.error.code !== FetchErrorCode.TOO_LARGE;
-    const response: RobotsFetchOutcome =
-      failed || outcome.status === 0
-        ? {
-            error: outcome.error
-              ? `${outcome.error.code}: ${outcome.error.message}`
-              : 'no response',
-          }
-        : { status: outcome.status, body: outcome.body ?? '' };
-    return RobotsTxt.fromResponse(response, { maxBytes: this.#maxBytes });
-  }
-
-  /** Lifetime of the disallow-all answer for an unreachable robots.txt: when it is retried. */
-  #retryMsFor(outcome: FetchOutcome): number {
-    return Math.min(Math.max(this.#unreachableRetryMs, outcome.retryAfterMs ?? 0), this.#ttlMs);
-  }
-
-  #ttlFor(outcome: FetchOutcome): number {
-    const maxAgeMs = parseMaxAgeMs(outcome.headers['cache-control']);
-    if (maxAgeMs === undefined) return this.#ttlMs;
-    return Math.min(this.#ttlMs, Math.max(this.#minTtlMs, maxAgeMs));
+  #answerLimits(): AnswerLimits {
+    return {
+      maxBytes: this.#maxBytes,
+      ttlMs: this.#ttlMs,
+      minTtlMs: this.#minTtlMs,
+      unreachableRetryMs: this.#unreachableRetryMs,
+    };
   }
 }
 
 function aborted(): CrawlerError {
   return new CrawlerError(CrawlerErrorCode.ABORTED, 'robots.txt load aborted');
-}
-
-/** Fetch errors of a redirect target that make it a redirect to nowhere (see #fetchRobots). */
-const NOWHERE = new Set<string>([FetchErrorCode.DNS_REFUSED, FetchErrorCode.DNS]);
-
-/** 5xx, 429 or no (complete) response: RFC 9309 §2.3.1.3–4 "unreachable", disallow all. */
-function isUnreachable(outcome: FetchOutcome): boolean {
-  return (
-    (outcome.error !== undefined && outcome.error.code !== FetchErrorCode.TOO_LARGE) ||
-    outcome.status === 0 ||
-    outcome.status === 429 ||
-    outcome.status >= 500
-  );
-}
-
-/** `max-age` of a Cache-Control value in ms (`no-store` / `no-cache` count as 0). */
-function parseMaxAgeMs(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const lower = value.toLowerCase();
-  if (/(^|[\s,])(no-store|no-cache)([\s,]|$)/.test(lower)) return 0;
-  const match = /(?:^|[\s,])max-age\s*=\s*"?(\d+)"?/.exec(lower);
-  return match ? Number(match[1]) * 1000 : undefined;
 }

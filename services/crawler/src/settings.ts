@@ -10,8 +10,8 @@
  * The flag and env names are a user contract: rename none of them.
  */
 import { hostname } from 'node:os';
-import { DURATION_FORMS, parseBudget } from './duration.js';
 import type { Setting, SettingKind, SettingValue } from './setting-kinds.js';
+import { CRAWL_CONTROL_SETTINGS } from './settings-crawl-control.js';
 import { OUTPUT_SETTINGS } from './settings-output.js';
 
 const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -238,86 +238,7 @@ export const POD_SETTINGS = {
     default: [],
     arg: 'globs',
   },
-  /**
-   * Most URLs accepted per domain over the crawl (0 = no cap). Exact across pods: the
-   * frontier's enqueue script enforces it (`maxAcceptedPerDomain`).
-   */
-  maxPagesPerDomain: {
-    env: 'MAX_PAGES_PER_DOMAIN',
-    flag: 'max-pages-per-domain',
-    kind: 'int',
-    doc: 'URLs accepted per domain (0 = no cap)',
-    default: 0,
-  },
-  /**
-   * A hard cap per host, like `maxPagesPerDomain` per domain: URLs past it are counted
-   * over-cap (`SHARDLINE_ERR_FRONTIER_HOST_ACCEPT_CAP`), exact across pods.
-   */
-  maxPagesPerHost: {
-    env: 'MAX_PAGES_PER_HOST',
-    flag: 'max-pages-per-host',
-    kind: 'int',
-    doc: 'URLs accepted per host (0 = no cap)',
-    default: 0,
-  },
-  /**
-   * A refilling budget per domain, `<pages>/<period>`: at most that many claims per window;
-   * when spent the domain's URLs stay queued and resume when the window ends. The window
-   * lives in the domain's Redis state (survives restarts, moves with the domain).
-   */
-  domainBudget: {
-    env: 'DOMAIN_BUDGET',
-    flag: 'domain-budget',
-    kind: 'string',
-    doc: 'pages per period per domain, refilling, e.g. 1000/1d (spent: URLs wait, not dropped)',
-    defaultText: 'none',
-    arg: 'pages/period',
-    refine: (text) =>
-      parseBudget(text) === undefined
-        ? `<pages>/<period>, like 1000/1d (${DURATION_FORMS})`
-        : undefined,
-  },
-  /**
-   * Recrawl: every URL fetched is scheduled again this long after its fetch (a URL's own
-   * interval, seed attribute `refetch=1d` or `refetchAfterMs` on enqueue, wins). The
-   * schedule and the validators for conditional requests live with the domain in Redis. A
-   * crawl with refetches never becomes idle. 0 = fetch once.
-   */
-  refetchAfterMs: {
-    env: 'REFETCH_AFTER',
-    flag: 'refetch-after',
-    kind: 'duration',
-    doc: 'fetch every URL again this long after each fetch (e.g. 7d; 0 = once)',
-    default: 0,
-    max: 31_536_000_000,
-  },
-  refetchAdaptive: {
-    env: 'REFETCH_ADAPTIVE',
-    flag: 'refetch-adaptive',
-    kind: 'bool',
-    doc: 'halve a refetch interval when the content changed, grow it by half when not',
-    default: false,
-  },
-  refetchMinMs: {
-    env: 'REFETCH_MIN',
-    flag: 'refetch-min',
-    kind: 'duration',
-    doc: 'shortest adaptive refetch interval',
-    default: 3_600_000,
-    defaultText: '1h',
-    max: 31_536_000_000,
-  },
-  refetchMaxMs: {
-    env: 'REFETCH_MAX',
-    flag: 'refetch-max',
-    kind: 'duration',
-    doc: 'longest adaptive refetch interval',
-    default: 2_592_000_000,
-    defaultText: '30d',
-    max: 31_536_000_000,
-    refine: (max, resolved) =>
-      max >= (resolved.refetchMinMs as number) ? undefined : 'at least refetchMinMs',
-  },
+  ...CRAWL_CONTROL_SETTINGS,
   maxLinksPerPage: {
     env: 'MAX_LINKS_PER_PAGE',
     flag: 'max-links-per-page',
