@@ -16,14 +16,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Assignment } from './assignment.js';
 import { tidyDeparted } from './departed.js';
 import { MembershipNotReadyError, MembershipStateError } from './errors.js';
-import type {
-  HandoffReport,
-  MembershipChange,
-  MembershipEvents,
-  ReclaimReport,
-  StopOptions,
-  SweepReport,
-} from './events.js';
+import type { MembershipEvents, StopOptions, SweepReport } from './events.js';
 import { recordRingView } from './history.js';
 import { MembershipKeys } from './keys.js';
 import { forEachLimited } from './limit.js';
@@ -34,6 +27,7 @@ import {
   type ResolvedMembershipOptions,
   resolveMembershipOptions,
 } from './options.js';
+import { reclaimRemovedPod } from './reclaim.js';
 import {
   type HeartbeatReply,
   HeartbeatStatus,
@@ -439,45 +433,19 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   }
 
   async #reclaim(p: PendingReclaim): Promise<void> {
-    const frontier = this.#frontier!;
-    const self = this.#o.podId;
-    const lockMs = this.#o.reclaimLockMs;
-    const claim = await this.#registry.reclaimClaim(p.pod, self, this.#epoch, lockMs);
-    if (!claim.granted) return;
-    const t0 = performance.now();
-    // Renew the lock while working; a holder that dies lets it expire to another survivor.
-    const renew = setInterval(
-      () => {
-        // A lost renewal lets the lock lapse to another survivor mid-reclaim: say so.
-        this.#registry
-          .reclaimClaim(p.pod, self, this.#epoch, lockMs)
-          .catch((error: unknown) => this.#fail(error));
+    const report = await reclaimRemovedPod(
+      {
+        registry: this.#registry,
+        frontier: this.#frontier!,
+        self: this.#o.podId,
+        epoch: () => this.#epoch,
+        lockMs: this.#o.reclaimLockMs,
+        concurrency: this.#o.handoffConcurrency,
+        onError: (error) => this.#fail(error),
       },
-      Math.max(50, Math.floor(lockMs / 3)),
+      p.pod,
     );
-    try {
-      const domains = await frontier.inspector.queuedDomainsOf(p.pod);
-      // Evict the removed pod's copies: the same reindex has just placed each host, re-scored,
-      // in its owner's index, and nobody claims from a removed pod's index.
-      await forEachLimited(domains, this.#o.handoffConcurrency, (d) =>
-        frontier.reindex(d, { evictFrom: p.pod }),
-      );
-      const leases =
-        claim.kind === 'left-released'
-          ? { requeued: 0, deadLettered: 0 }
-          : await frontier.reclaimPod(p.pod);
-      if (await this.#registry.reclaimDone(p.pod, self)) {
-        this.emit('reclaimed', {
-          pod: p.pod,
-          kind: claim.kind,
-          domains: domains.length,
-          ...leases,
-          durationMs: performance.now() - t0,
-        });
-      }
-    } finally {
-      clearInterval(renew);
-    }
+    if (report) this.emit('reclaimed', report);
   }
 
   /** Moves what departed pods' indexes hold and forgets those empty long enough (departed.ts). */
