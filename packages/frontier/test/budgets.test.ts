@@ -3,40 +3,14 @@
  * claim budget per domain (spent: URLs stay queued and resume at refill). Checked in Redis
  * and in what claims hand out.
  */
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { FrontierCapCode, type FrontierOptions, RedisFrontier } from '../src/index.js';
-import { FrontierKeys } from '../src/keys.js';
+import { describe, expect, it } from 'vitest';
+import { FrontierCapCode, type FrontierOptions } from '../src/index.js';
+import { frontierFixture } from './frontier-fixture.js';
 
 describe('budgets', () => {
-  let server: RedisServer;
-  const clients: Redis[] = [];
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    for (const c of clients) c.disconnect();
-    await server?.stop();
-  });
-  const connect = () => {
-    const c = new Redis(server.port, server.host, { maxRetriesPerRequest: 3 });
-    clients.push(c);
-    return c;
-  };
-  const make = (options: Partial<FrontierOptions> = {}) => {
-    const prefix = `b${randomUUID().slice(0, 8)}`;
-    const frontier = new RedisFrontier({
-      redis: connect(),
-      ownerOf: () => 'pod-a',
-      prefix,
-      defaultDelayMs: 0,
-      defaultConcurrency: 10,
-      ...options,
-    });
-    return { frontier, keys: new FrontierKeys(prefix) };
-  };
+  const { connect, make: makeFrontier } = frontierFixture('b');
+  const make = (options: Partial<FrontierOptions> = {}) =>
+    makeFrontier({ defaultConcurrency: 10, ...options });
 
   it('maxAcceptedPerHost caps each host; the rest is over-cap with its code, in the stats', async () => {
     const redis = connect();

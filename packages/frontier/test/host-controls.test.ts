@@ -4,42 +4,12 @@
  * what Redis holds, in what a claim hands out, and after a "restart" (a new frontier on a
  * new connection) and a handoff (the owner changes and the domain is reindexed).
  */
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { type FrontierOptions, RedisFrontier } from '../src/index.js';
-import { FrontierKeys } from '../src/keys.js';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { frontierFixture } from './frontier-fixture.js';
 
 describe('host controls in Redis', () => {
-  let server: RedisServer;
-  const clients: Redis[] = [];
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    for (const c of clients) c.disconnect();
-    await server?.stop();
-  });
-
-  const connect = () => {
-    const c = new Redis(server.port, server.host, { maxRetriesPerRequest: 3 });
-    clients.push(c);
-    return c;
-  };
-  const make = (
-    options: Partial<FrontierOptions> = {},
-    prefix = `t${randomUUID().slice(0, 8)}`,
-  ) => {
-    const frontier = new RedisFrontier({
-      redis: connect(),
-      ownerOf: () => 'pod-a',
-      prefix,
-      defaultDelayMs: 0,
-      ...options,
-    });
-    return { frontier, keys: new FrontierKeys(prefix), prefix };
-  };
+  const { connect, make } = frontierFixture('t');
   const redisNow = async (redis: Redis) => {
     const [sec, usec] = await redis.time();
     return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);

@@ -3,42 +3,14 @@
  * keeps its validators, adapts its interval, and its schedule survives a restart and moves
  * with its domain. Checked in what Redis holds and in what claims hand out.
  */
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { type FrontierOptions, FrontierRejectCode, RedisFrontier } from '../src/index.js';
-import { FrontierKeys } from '../src/keys.js';
+import type { Redis } from 'ioredis';
+import { describe, expect, it, vi } from 'vitest';
+import { FrontierRejectCode, type RedisFrontier } from '../src/index.js';
+import type { FrontierKeys } from '../src/keys.js';
+import { frontierFixture } from './frontier-fixture.js';
 
 describe('recrawl schedules', () => {
-  let server: RedisServer;
-  const clients: Redis[] = [];
-  beforeAll(async () => {
-    server = await startRedis();
-  });
-  afterAll(async () => {
-    for (const c of clients) c.disconnect();
-    await server?.stop();
-  });
-
-  const connect = () => {
-    const c = new Redis(server.port, server.host, { maxRetriesPerRequest: 3 });
-    clients.push(c);
-    return c;
-  };
-  const make = (
-    options: Partial<FrontierOptions> = {},
-    prefix = `r${randomUUID().slice(0, 8)}`,
-  ) => {
-    const frontier = new RedisFrontier({
-      redis: connect(),
-      ownerOf: () => 'pod-a',
-      prefix,
-      defaultDelayMs: 0,
-      ...options,
-    });
-    return { frontier, keys: new FrontierKeys(prefix), prefix };
-  };
+  const { connect, make } = frontierFixture('r');
   /** The host's scheduled refetches as `[member, bucket due ms, …]`, read from Redis. */
   const schedule = async (redis: Redis, keys: FrontierKeys, domain: string, host = domain) => {
     const out: string[] = [];
