@@ -4,11 +4,15 @@
  * command starts an embedded Redis when neither is set). The pod joins the membership, then
  * claims; SIGTERM / SIGINT / `POST /drain` stop it gracefully (stop claiming, finish or release
  * leases, leave, hand off); a second signal exits at once; a fatal error stops heartbeating only
- * (the others see a crash).
+ * (the others see a crash). `SHARDLINE_CONFIG=FILE` adds a config file (the same keys as
+ * `shardline --config`) under the environment: a Kubernetes ConfigMap or a compose `configs:`
+ * entry can carry the settings; no default file name is looked up, so a container's working
+ * directory never changes a pod's settings by surprise.
  */
 import { FrontierLostError } from '@shardline/frontier';
 import { pino } from 'pino';
 import { type CrawlerConfig, loadConfig } from './config.js';
+import { CONFIG_FILE_ENV, findConfigFile, readConfigFile } from './config-file.js';
 import { CrawlerError } from './errors.js';
 import { runPod } from './run-pod.js';
 
@@ -28,7 +32,10 @@ function exitOnConfigError(error: unknown): never {
 
 let config: CrawlerConfig;
 try {
-  config = loadConfig();
+  const named = process.env[CONFIG_FILE_ENV]?.trim()
+    ? findConfigFile(undefined, process.env, undefined)
+    : undefined;
+  config = loadConfig(process.env, named === undefined ? undefined : readConfigFile(named));
 } catch (error) {
   exitOnConfigError(error);
 }
