@@ -154,6 +154,14 @@ export class DnsCache {
   }
 
   /**
+   * Whether `hostname` has a port-less override that would apply to `port` once allowed
+   * ({@link allowOverridePort}); false when it applies already or there is none.
+   */
+  overridePortPending(hostname: string, port: number): boolean {
+    return this.#overrides.portPending(normalizeHostname(hostname), port);
+  }
+
+  /**
    * Wraps an undici-style connector (`buildConnector({ lookup: cache.lookup })`) so that
    * IP-literal hosts, which never reach `lookup`, are policy-checked too; a refusal reaches
    * the connector's callback as a {@link DnsError}.

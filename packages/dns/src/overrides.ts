@@ -134,6 +134,17 @@ export class OverrideTable {
   }
 
   /**
+   * Whether `hostname` has a port-less override that does not apply to `port` yet because
+   * the port was never allowed (`portless: 'allowed'`): the caller may know better (a seed
+   * another process allowed) and call {@link allowPort}.
+   */
+  portPending(hostname: string, port: number): boolean {
+    if (this.#portless === 'any') return false;
+    if (this.#allowedPorts.get(hostname)?.has(port)) return false;
+    return this.#lookup(hostname)?.some((t) => t.port === undefined) ?? false;
+  }
+
+  /**
    * The targets for a normalised (lower-case, no trailing dot) hostname and port, if an
    * override applies to them (see the class comment). Without a port, every override of the
    * host applies.

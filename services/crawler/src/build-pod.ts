@@ -25,6 +25,7 @@ import { IdleExit } from './idle-exit.js';
 import { HostAndIpGate, IpGate } from './ip-gate.js';
 import { LinkExtractor, LinkScope } from './links.js';
 import { logMembershipEvents } from './membership-log.js';
+import { OVERRIDE_PORTS_CAP, SharedOverridePorts } from './override-ports.js';
 import { ArchiveStage } from './pipeline/archive-stage.js';
 import { ClassifyStage } from './pipeline/classify.js';
 import { DiscoverLinksStage } from './pipeline/discover-links.js';
@@ -277,7 +278,18 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   // errors and redirects too), the page handler after classify (pages that completed), both
   // before discover-links and the settlement.
   const stages: LeaseStage[] = [
-    new VetAddressStage(dns),
+    new VetAddressStage(
+      dns,
+      new SharedOverridePorts({
+        redis: options.redis,
+        prefix: s.prefix,
+        onFull: () =>
+          log.warn(
+            { cap: OVERRIDE_PORTS_CAP },
+            'seed ports of --resolve overrides are at their cap: a host handed over to another pod may refuse its seed port; give host:port:address overrides',
+          ),
+      }),
+    ),
     new RobotsStage({
       loader: robots,
       frontier: writes,

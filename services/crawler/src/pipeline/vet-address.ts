@@ -7,7 +7,9 @@
  *
  * A port-less override (`--resolve host:address`) applies to the ports of the host's seeds
  * only: a seed (depth 0, not a sitemap a robots.txt listed) allows its port before it is
- * vetted; a link or redirect to another port meets the address policy.
+ * vetted; a link or redirect to another port meets the address policy. Seed ports are shared
+ * through Redis (override-ports.ts), so the pod that takes a host over after a handoff lets
+ * the override reach the ports the first pod's seeds allowed.
  */
 import { DnsError, DnsErrorCode } from '@shardline/dns';
 import { FetchErrorCode } from '../errors.js';
@@ -21,6 +23,14 @@ export interface AddressPolicy {
   resolve(host: string, port: number): Promise<unknown>;
   /** Lets the host's port-less overrides apply to a seed's port (`DnsCache.allowOverridePort`). */
   allowOverridePort(host: string, port: number): void;
+  /** Whether a port-less override of the host waits for `port` to be allowed. */
+  overridePortPending(host: string, port: number): boolean;
+}
+
+/** Seed ports shared by the pods (`SharedOverridePorts`). */
+export interface SeedPorts {
+  remember(host: string, port: number): Promise<void>;
+  seeded(host: string, port: number): Promise<boolean>;
 }
 
 /** DNS codes that say "never this host" rather than "not now". */
@@ -30,18 +40,27 @@ const REFUSED = new Set<string>([DnsErrorCode.REFUSED_ADDRESS, DnsErrorCode.INVA
 export class VetAddressStage implements LeaseStage {
   readonly name = 'vet-address';
   readonly #dns: AddressPolicy;
+  readonly #seedPorts: SeedPorts | undefined;
 
-  constructor(dns: AddressPolicy) {
+  constructor(dns: AddressPolicy, seedPorts?: SeedPorts) {
     this.#dns = dns;
+    this.#seedPorts = seedPorts;
   }
 
   async run(ctx: LeaseContext): Promise<Settlement | undefined> {
+    const { host } = ctx.lease;
     const port = portOf(ctx.lease.url);
     if (ctx.lease.depth === 0 && ctx.sitemapLevel === undefined) {
-      this.#dns.allowOverridePort(ctx.lease.host, port);
+      if (this.#dns.overridePortPending(host, port)) await this.#seedPorts?.remember(host, port);
+      this.#dns.allowOverridePort(host, port);
+    } else if (
+      this.#dns.overridePortPending(host, port) &&
+      (await this.#seedPorts?.seeded(host, port))
+    ) {
+      this.#dns.allowOverridePort(host, port);
     }
     try {
-      await this.#dns.resolve(ctx.lease.host, port);
+      await this.#dns.resolve(host, port);
       return undefined;
     } catch (error) {
       if (!(error instanceof DnsError)) throw error;

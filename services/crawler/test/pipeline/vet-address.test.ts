@@ -37,6 +37,7 @@ describe('VetAddressStage', () => {
     const stage = new VetAddressStage({
       resolve: () => Promise.reject(new TypeError('bug')),
       allowOverridePort: () => undefined,
+      overridePortPending: () => false,
     });
     await expect(stage.run(contextOf('http://site.test/'))).rejects.toThrow(TypeError);
   });
