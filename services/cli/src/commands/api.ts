@@ -4,8 +4,8 @@
  * Redis is found like every other command: `--redis`/`--redis-cluster`, REDIS_URL /
  * REDIS_CLUSTER_NODES, else the embedded Redis in `--data-dir` (of `shardline crawl`/`up`).
  */
-import { ApiConfigError, loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
-import { RedisRobotsCache } from '@shardline/crawler';
+import { ApiConfigError, StaticClusterView } from '@shardline/api/reader';
+import { RedisRobotsCache } from '@shardline/crawler/settings';
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { findEmbeddedRedis } from '../embedded-redis.js';
@@ -55,6 +55,8 @@ export function registerApiCommand(program: Command): void {
       new Option('--pods <ids>', 'fixed membership, comma-separated (default: the pod registry)'),
     )
     .action(async (flags: ApiFlags) => {
+      // The server and dashboard load only when the API runs, not for every command.
+      const { loadApiConfig, startApi } = await import('@shardline/api');
       let config: ReturnType<typeof loadApiConfig>;
       try {
         config = loadApiConfig();

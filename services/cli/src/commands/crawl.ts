@@ -7,16 +7,15 @@
  * membership before it claims; HEALTH_PORT / --health-port serves the probes and `/drain`.
  */
 import { join } from 'node:path';
+import type { CrawlerPod } from '@shardline/crawler';
 import {
   type CrawlerConfig,
   CrawlerError,
   CrawlerErrorCode,
-  type CrawlerPod,
   type PodSettingOptions,
   PROCESS_SETTINGS,
   parseClusterNodes,
-  runPod,
-} from '@shardline/crawler';
+} from '@shardline/crawler/settings';
 import { type Command, Option } from 'commander';
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
@@ -212,6 +211,8 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
   let seeded: SeedCounts = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
   let nothingFetched: CrawlReport | undefined;
   try {
+    // The pod (undici, the pipeline…) loads only when a crawl runs, not for `--help`.
+    const { runPod } = await import('@shardline/crawler');
     await runPod({
       settings: withWarcDefault({ ...config.pod, ...podOptionsFromFlags(flags) }, flags.dataDir),
       redis: target,

@@ -3,7 +3,7 @@
  * (one domain: counters, owner, each host's politeness state and robots, recent results).
  * Counters come from the API's `StatsReader`, host details from `lib/domain-detail.ts`.
  */
-import { DOMAIN_SORTS, type DomainSort } from '@shardline/api';
+import { DOMAIN_SORTS, type DomainSort } from '@shardline/api/reader';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { readDomainDetail } from '../lib/domain-detail.js';

@@ -4,7 +4,7 @@
  * pause ends by itself (URLFrontier's BlockQueueUntil); with `--host` it applies to one
  * host. Both live in the domain's Redis state, so they survive restarts and handoffs.
  */
-import { DURATION_FORMS, parseDuration } from '@shardline/crawler';
+import { DURATION_FORMS, parseDuration } from '@shardline/crawler/settings';
 import { domainKey } from '@shardline/url';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context.js';

@@ -4,7 +4,7 @@
  * It takes the same setting flags as `crawl`, so a command line can be checked before it runs;
  * it needs no Redis.
  */
-import { PROCESS_SETTINGS } from '@shardline/crawler';
+import { PROCESS_SETTINGS } from '@shardline/crawler/settings';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { writeJson } from '../lib/json-output.js';

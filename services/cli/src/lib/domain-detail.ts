@@ -6,7 +6,7 @@
  * `scanResults` entries.
  */
 
-import { RedisRobotsCache, type RobotsCacheRecord } from '@shardline/crawler';
+import { RedisRobotsCache, type RobotsCacheRecord } from '@shardline/crawler/settings';
 import type { HostState, RedisFrontier } from '@shardline/frontier';
 import { RobotsTxt } from '@shardline/robots';
 import type { Cluster, Redis } from 'ioredis';

@@ -13,7 +13,7 @@ import {
   type MembershipSource,
   RegistryClusterView,
   StaticClusterView,
-} from '@shardline/api';
+} from '@shardline/api/reader';
 import type { Cluster, Redis } from 'ioredis';
 import { CliError, CliErrorCode } from '../errors.js';
 

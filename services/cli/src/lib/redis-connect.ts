@@ -8,7 +8,7 @@
  */
 import { Socket } from 'node:net';
 import { resolve } from 'node:path';
-import { CrawlerError, parseClusterNodes } from '@shardline/crawler';
+import { CrawlerError, parseClusterNodes } from '@shardline/crawler/settings';
 import { Cluster, Redis } from 'ioredis';
 import type { CliConfig } from '../config.js';
 import {

@@ -9,7 +9,7 @@
  * frontier's `meta` field as `tags=a,b`. Blank lines and `#` comments are skipped before a
  * line gets here (see `lines.ts`).
  */
-import { DURATION_FORMS, parseDuration } from '@shardline/crawler';
+import { DURATION_FORMS, parseDuration } from '@shardline/crawler/settings';
 import { type EnqueueItem, MAX_REFETCH_MS } from '@shardline/frontier';
 
 /** Code of a line that is not in the seed format (frontier codes cover the URL itself). */

@@ -4,7 +4,7 @@
  * what `GET /v1/*` reads. Also the shared flags (`--redis`, `--redis-cluster`, `--prefix`,
  * `--data-dir`, `--pods`) and the mapping of API/connection errors to one-line errors.
  */
-import { ApiErrorCode, HttpError, StatsReader } from '@shardline/api';
+import { ApiErrorCode, HttpError, StatsReader } from '@shardline/api/reader';
 import { RedisFrontier } from '@shardline/frontier';
 import { type Command, Option } from 'commander';
 import type { Cluster, Redis } from 'ioredis';

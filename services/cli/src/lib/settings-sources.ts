@@ -16,7 +16,7 @@ import {
   podSettingRows,
   readConfigFile,
   resolvePodSettings,
-} from '@shardline/crawler';
+} from '@shardline/crawler/settings';
 import { CliError, CliErrorCode } from '../errors.js';
 
 /** The environment and config file layers, merged (flags are the command's). */

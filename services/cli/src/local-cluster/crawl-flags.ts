@@ -15,7 +15,7 @@ import {
   type Setting,
   type SettingTextError,
   splitList,
-} from '@shardline/crawler';
+} from '@shardline/crawler/settings';
 import { type Command, Option } from 'commander';
 import { usageError } from '../errors.js';
 
