@@ -58,7 +58,7 @@ describe('FrontierKeys', () => {
     for (const key of indexes) expect(key).not.toMatch(/[{}]/);
   });
 
-  it('keeps a crawl\'s domain keys in the domain slot and its politeness under the default root', () => {
+  it("keeps a crawl's domain keys in the domain slot and its politeness under the default root", () => {
     const crawl = new FrontierKeys('sl', 'news-2026');
     const d = 'example.com';
     const all = [
