@@ -19,6 +19,7 @@ export {
   type RingParams,
   StaticClusterView,
 } from './cluster-view.js';
+export { CrawlReaders, type CrawlSummary, listCrawls, MAX_CRAWLS_LISTED } from './crawls.js';
 export {
   ApiConfigError,
   ApiError,

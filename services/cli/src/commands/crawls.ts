@@ -3,7 +3,7 @@
  * frontier with their counters, and deleting one crawl's keys in batches of domains (no
  * KEYS, no SCAN), resumable after a crash. Subcommands of `crawl`, whose own action runs a pod.
  */
-import { listCrawls } from '@shardline/api';
+import { listCrawls } from '@shardline/api/reader';
 import { CrawlRegistry, crawlKeyPrefix, DEFAULT_CRAWL } from '@shardline/frontier';
 import { MembershipKeys, MembershipReader } from '@shardline/membership';
 import { type Command, Option } from 'commander';
