@@ -24,7 +24,8 @@
   Returns { status, seq, score, rescheduled (1 | 0) }: status 0 ok, 1 lease not found (counted as a late
   completion: the URL was already requeued), 2 held by another pod.
   Side effects: lease removed; host f, fc=0, bo=0, ad/ar, n = max(n, now + effective delay)
-  (now is after the request was sent, so the start-to-start gap holds); domain counters
+  (now is after the request was sent, so the start-to-start gap holds) unless free-slot-2.lua
+  already did that for the lease; domain counters
   f, ok, bytes, ms, links (or late); with a refetch interval the entry goes to the host's
   refetch schedule (domain q, rs +1).
   Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat. A refetch it schedules takes the place of the lease it removes (about the same size).
@@ -49,18 +50,22 @@ local skey = hkey(root, host, 's')
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
-redis.call('HINCRBY', skey, 'f', -1)
+-- Freed earlier (free-slot-2.lua): f and the host's politeness were settled then.
+local freed = lease_slot_freed(root, host, field)
+if not freed then redis.call('HINCRBY', skey, 'f', -1) end
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'ok', 1)
 redis.call('HINCRBY', dkey, 'bytes', tonumber(ARGV[4]))
 redis.call('HINCRBY', dkey, 'ms', tonumber(ARGV[5]))
 redis.call('HINCRBY', dkey, 'links', tonumber(ARGV[6]))
-redis.call('HDEL', pk, 'fc', 'bo')
-local st = host_state(root, host)
-adaptive_on_response(pk, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
-st = host_state(root, host)
-local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[9])))
-redis.call('HSET', pk, 'n', fmt(next_at))
+if not freed then
+  redis.call('HDEL', pk, 'fc', 'bo')
+  local st = host_state(root, host)
+  adaptive_on_response(pk, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
+  st = host_state(root, host)
+  local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[9])))
+  redis.call('HSET', pk, 'n', fmt(next_at))
+end
 local validators = nil
 if ARGV[16] ~= '' then validators = string.sub(ARGV[16], 2) end
 local rescheduled = recrawl_schedule(root, dkey, host, level, entry, now, tonumber(ARGV[11]),

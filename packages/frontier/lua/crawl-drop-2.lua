@@ -29,7 +29,7 @@ for _, host in ipairs(redis.call('SMEMBERS', root .. 'H')) do
   for _, due in ipairs(redis.call('ZRANGE', hkey(root, host, 'r'), 0, -1)) do
     drop(hkey(root, host, 'r:' .. due))
   end
-  for _, suffix in ipairs({ 'l', 'r', 'L', 'D', 's' }) do drop(hkey(root, host, suffix)) end
+  for _, suffix in ipairs({ 'l', 'r', 'L', 'D', 'U', 's' }) do drop(hkey(root, host, suffix)) end
 end
 -- Seen buckets: 2^sL + sS of them (seen.lua's linear hashing).
 local s = redis.call('HMGET', dkey, 'sL', 'sS')

@@ -32,7 +32,8 @@
 
   Returns { status, outcome ('retry' | 'dead' | ''), attempt, seq, score }: status 0 ok,
   1 lease not found, 2 held by another pod.
-  Side effects: lease removed; host f (and fc, bo, ad/ar, n when sent); domain f, err, q or dead;
+  Side effects: lease removed; host f (and fc, bo, ad/ar, n when sent; neither when the lease's
+  slot was freed by free-slot-2.lua, which settled them); domain f, err, q or dead;
   dead letters.
   Flagged allow-oom (runs while Redis is full): moves a lease back to its queue or to the dead letters: about the same memory, and refusing it would leave the lease to expire.
 ]]
@@ -46,6 +47,7 @@ local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
 local retryable = ARGV[4] == '1'
 local retry_after = tonumber(ARGV[5])
 local sent = ARGV[15] ~= '0'
+local freed = false
 local lk = hkey(root, host, 'L')
 local v = redis.call('HGET', lk, field)
 if not v then
@@ -59,7 +61,10 @@ local skey = hkey(root, host, 's')
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
-redis.call('HINCRBY', skey, 'f', -1)
+-- Freed earlier (free-slot-2.lua): the fetch got its answer and the host was settled then;
+-- what failed since (the page handler) is not the host's doing: no backoff, no delay.
+freed = lease_slot_freed(root, host, field)
+if freed then sent = false else redis.call('HINCRBY', skey, 'f', -1) end
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'err', 1)
 if retryable and sent then

@@ -62,27 +62,33 @@ const ETAG = /^[\x21-\x7e]{1,256}$/;
 const HASH = /^[\w+/=-]{1,128}$/;
 
 /**
- * Validators, compactly: `<etag>\x1f<lastModified epoch s>\x1f<contentHash>`, empty parts
- * for missing ones, trailing separators dropped. Values that are not plain ASCII of a sane
- * length (a hostile ETag) are left out rather than stored.
+ * Validators, compactly: `<etag>\x1f<lastModified epoch s>\x1f<contentHash>\x1f<capturedAt
+ * epoch ms>`, empty parts for missing ones, trailing separators dropped. Values that are not
+ * plain ASCII of a sane length (a hostile ETag) are left out rather than stored.
  */
 export function packValidators(v: Validators): string {
   const etag = v.etag !== undefined && ETAG.test(v.etag) ? v.etag : '';
   const at = v.lastModified === undefined ? Number.NaN : Date.parse(v.lastModified);
   const lm = Number.isFinite(at) && at >= 0 ? String(Math.floor(at / 1000)) : '';
   const hash = v.contentHash !== undefined && HASH.test(v.contentHash) ? v.contentHash : '';
-  const parts = [etag, lm, hash];
+  const capturedAt = v.capturedAtMs;
+  const captured =
+    capturedAt !== undefined && Number.isSafeInteger(capturedAt) && capturedAt >= 0
+      ? String(capturedAt)
+      : '';
+  const parts = [etag, lm, hash, captured];
   while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   return parts.join(SEP);
 }
 
 export function unpackValidators(text: string): Validators {
-  const [etag = '', lm = '', hash = ''] = text.split(SEP);
+  const [etag = '', lm = '', hash = '', captured = ''] = text.split(SEP);
   const out: Validators = {};
   if (etag) out.etag = etag;
   // Back to an IMF-fixdate, as If-Modified-Since wants it.
   if (lm) out.lastModified = new Date(Number(lm) * 1000).toUTCString();
   if (hash) out.contentHash = hash;
+  if (/^\d{1,16}$/.test(captured)) out.capturedAtMs = Number(captured);
   return out;
 }
 

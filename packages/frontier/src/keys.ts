@@ -107,6 +107,10 @@ export class FrontierKeys {
   hostLeases(domain: string, host: string): string {
     return `${this.root(domain)}h:${host}:L`;
   }
+  /** SET: a host's leases whose politeness slot was freed while they stay out (`freeSlot`). */
+  hostFreedLeases(domain: string, host: string): string {
+    return `${this.root(domain)}h:${host}:U`;
+  }
   /** ZSET: deadlines of a host's leases that can expire. */
   hostLeaseDeadlines(domain: string, host: string): string {
     return `${this.root(domain)}h:${host}:D`;

@@ -1,6 +1,7 @@
 /**
- * What a lease holder reports back: heartbeat-2.lua extends leases; complete-2.lua,
- * fail-2.lua and release-2.lua settle one each, with the host pinned in its owner's due
+ * What a lease holder reports back: heartbeat-2.lua extends leases; free-slot-2.lua frees a
+ * lease's host slot while it stays out; complete-2.lua, fail-2.lua and release-2.lua settle
+ * one each, with the host pinned in its owner's due
  * index in the same round trip and its new score and the counters written in the next.
  */
 import { asArray, checkPod } from './checks.js';
@@ -192,6 +193,28 @@ export class Leases {
     if (r instanceof FrontierError) throw r;
   }
 
+  /** See `RedisFrontier.freeSlot`. */
+  async freeSlot(lease: LeaseRef, durationMs: number): Promise<void> {
+    if (!Number.isSafeInteger(durationMs) || durationMs < 0) {
+      throw new FrontierArgumentError('durationMs', durationMs, 'a non-negative integer');
+    }
+    const o = this.#ctx.options;
+    const op: LeaseOp = {
+      lease,
+      args: [
+        durationMs,
+        o.adaptiveDelayFactor,
+        o.maxDelayMs,
+        o.defaultDelayMs,
+        o.defaultConcurrency,
+      ],
+      // The lease is still out: its end counts it.
+      count: () => undefined,
+    };
+    const [r] = await this.#settle('free-slot', [op], 1);
+    if (r instanceof FrontierError) throw r;
+  }
+
   /**
    * complete/fail/release of many leases: pin each host in its owner's due index and run
    * the scripts (one round trip on a plain Redis), then apply the new scores and the
@@ -199,7 +222,7 @@ export class Leases {
    * Returns per op its reply or its typed error.
    */
   async #settle(
-    name: 'complete' | 'fail' | 'release',
+    name: 'complete' | 'fail' | 'release' | 'free-slot',
     ops: LeaseOp[],
     seqAt: number,
   ): Promise<(unknown[] | FrontierError)[]> {

@@ -185,6 +185,18 @@ export class RedisFrontier {
     return this.#leases.heartbeatMany(leases);
   }
 
+  /**
+   * The lease's fetch is done but the lease stays out (a page handler runs on the page): frees
+   * the host's politeness slot now — in flight, backoff, adaptive delay (fed `durationMs`) and
+   * next request time settled as {@link complete} settles them — so the host's next request
+   * waits only its delay. The lease still ends with complete / fail / release, which then leave
+   * the host alone; if its pod dies first, the lease is reaped and fetched again as any other.
+   * Idempotent. Throws {@link LeaseLostError} if the lease was reaped.
+   */
+  freeSlot(lease: LeaseRef, result: { durationMs: number }): Promise<void> {
+    return this.#leases.freeSlot(lease, result.durationMs);
+  }
+
   /** Acknowledges a fetched URL. Throws {@link LeaseLostError} if the lease was reaped. */
   async complete(lease: LeaseRef, result: CompleteResult = {}): Promise<void> {
     const [outcome] = await this.#leases.completeMany([{ lease, result }]);

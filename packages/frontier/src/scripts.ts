@@ -22,6 +22,7 @@ export const SCRIPT_COMMANDS = {
   complete: `${VERSION}Complete`,
   fail: `${VERSION}Fail`,
   release: `${VERSION}Release`,
+  'free-slot': `${VERSION}FreeSlot`,
   reclaim: `${VERSION}Reclaim`,
   schedule: `${VERSION}Schedule`,
   'set-policy': `${VERSION}SetPolicy`,
@@ -48,6 +49,7 @@ declare module 'ioredis' {
     slv2Complete: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2Fail: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2Release: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2FreeSlot: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2Reclaim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2Schedule: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2SetPolicy: ScriptFn<Context & { type: 'default' | 'pipeline' }>;

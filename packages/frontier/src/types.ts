@@ -38,6 +38,11 @@ export interface Validators {
   lastModified?: string;
   /** A hash of the content (e.g. base64url SHA-256), to tell a changed body without validators. */
   contentHash?: string;
+  /**
+   * When the content these validators describe was fetched whole (ms since the epoch): what a
+   * later `304 Not Modified` refers to (the crawler's WARC revisit record, `WARC-Refers-To-Date`).
+   */
+  capturedAtMs?: number;
 }
 
 /** What happened to one enqueued item. */

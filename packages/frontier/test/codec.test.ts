@@ -60,6 +60,14 @@ describe('queue entries', () => {
       lastModified: 'Thu, 01 Jan 2026 00:00:00 GMT',
     });
   });
+
+  it('keep the capture time to the millisecond, dropping one that is not a time', () => {
+    const packed = packValidators({ etag: '"v1"', capturedAtMs: 1_767_225_600_123 });
+    expect(packed).toBe('"v1"\x1f\x1f\x1f1767225600123');
+    expect(unpackValidators(packed)).toEqual({ etag: '"v1"', capturedAtMs: 1_767_225_600_123 });
+    expect(packValidators({ contentHash: 'h', capturedAtMs: -1 })).toBe('\x1f\x1fh');
+    expect(packValidators({ contentHash: 'h', capturedAtMs: 1.5 })).toBe('\x1f\x1fh');
+  });
 });
 
 describe('lease ids and due members', () => {

@@ -226,7 +226,7 @@ export class WarcWriter {
   async #openNext(): Promise<OpenFile> {
     const name = warcFileName(this.#prefix, this.#pod, Date.now(), this.#serial++);
     const handle = await open(join(this.#dir, name + OPEN_SUFFIX), 'wx');
-    const info = await warcinfoRecord(name, this.#info);
+    const info = warcinfoRecord(name, this.#info);
     await writeAll(handle, [info], 0);
     this.#stats.bytes += info.length;
     this.#stats.records += 1;

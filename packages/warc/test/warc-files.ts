@@ -69,7 +69,7 @@ export function membersOf(path: string): ReadBack[] {
     const type = headers.get('WARC-Type') ?? '';
     let payload = block;
     let httpHead = '';
-    if (type === 'request' || type === 'response') {
+    if (type === 'request' || type === 'response' || (type === 'revisit' && blockLength > 0)) {
       const httpEnd = block.indexOf('\r\n\r\n');
       httpHead = block.subarray(0, httpEnd).toString('latin1');
       payload = block.subarray(httpEnd + 4);
@@ -80,12 +80,22 @@ export function membersOf(path: string): ReadBack[] {
   return records;
 }
 
-/** The records of `path` as warcio parses them: type, target, payload (raw, not decoded). */
-export async function warcioRecords(
-  path: string,
-): Promise<
-  Array<{ type: string; url: string | undefined; offset: number; payload: Buffer; id: string }>
-> {
+/** One record as warcio parses it. */
+export interface WarcioRecord {
+  type: string;
+  url: string | undefined;
+  offset: number;
+  /** The payload, raw (not decoded). */
+  payload: Buffer;
+  id: string;
+  /** The HTTP status of a response or revisit with an HTTP head. */
+  status: number | undefined;
+  /** Every WARC header field, as warcio read it (names lower-cased). */
+  warcHeaders: Record<string, string>;
+}
+
+/** The records of `path` as warcio parses them. */
+export async function warcioRecords(path: string): Promise<WarcioRecord[]> {
   const parser = new WARCParser(createReadStream(path));
   const out = [];
   for await (const record of parser) {
@@ -96,6 +106,8 @@ export async function warcioRecords(
       offset: parser.offset,
       payload,
       id: record.warcHeader('WARC-Record-ID') ?? '',
+      status: record.httpHeaders ? Number(record.httpHeaders.statusCode) : undefined,
+      warcHeaders: Object.fromEntries(record.warcHeaders.headers),
     });
   }
   return out;

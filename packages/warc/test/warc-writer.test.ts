@@ -147,6 +147,69 @@ describe('WarcWriter', () => {
     expect(response!.headers.get('WARC-Truncated')).toBe('length');
   });
 
+  it('archives a 304 as a revisit (server-not-modified) that warcio reads and CDXJ lists as warc/revisit', async () => {
+    const writer = await WarcWriter.open({ dir, pod: 'p' });
+    const captured = Date.parse('2026-01-01T00:00:00.123Z');
+    const first = await writer.write(exchange('/r', '<html>r</html>'));
+    const notModified = exchange('/r', '', {
+      sentAtMs: Date.parse('2026-01-03T00:00:00.000Z'),
+      revisitOf: { url: 'http://site.test/r', dateMs: captured },
+    });
+    notModified.response = {
+      status: 304,
+      statusText: 'Not Modified',
+      headers: [['ETag', '"v1"']],
+      body: Buffer.alloc(0),
+    };
+    const revisit = await writer.write(notModified);
+    // Without the earlier capture's date: the target URI alone.
+    const bare = exchange('/r', '', { revisitOf: { url: 'http://site.test/r' } });
+    bare.response = { status: 304, statusText: 'Not Modified', headers: [], body: Buffer.alloc(0) };
+    await writer.write(bare);
+    await writer.close();
+    const path = join(dir, revisit.file);
+
+    const records = membersOf(path);
+    expect(records.map((r) => r.type)).toEqual([
+      'warcinfo',
+      'response',
+      'request',
+      'revisit',
+      'request',
+      'revisit',
+      'request',
+    ]);
+    const record = records[3]!;
+    expect(record.offset).toBe(revisit.offset);
+    expect(record.headers.get('WARC-Profile')).toBe(
+      'http://netpreserve.org/warc/1.1/revisit/server-not-modified',
+    );
+    expect(record.headers.get('WARC-Refers-To-Target-URI')).toBe('http://site.test/r');
+    expect(record.headers.get('WARC-Refers-To-Date')).toBe('2026-01-01T00:00:00.123Z');
+    expect(record.headers.get('Content-Type')).toBe('application/http; msgtype=response');
+    // The payload is the earlier capture's, not known here: no payload digest.
+    expect(record.headers.has('WARC-Payload-Digest')).toBe(false);
+    expect(record.headers.get('WARC-Block-Digest')).toBe(sha1Base32(record.block));
+    expect(record.httpHead).toBe('HTTP/1.1 304 Not Modified\r\nETag: "v1"');
+    expect(record.payload.length).toBe(0);
+    expect(records[4]!.headers.get('WARC-Concurrent-To')).toBe(
+      record.headers.get('WARC-Record-ID'),
+    );
+    expect(records[5]!.headers.get('WARC-Refers-To-Target-URI')).toBe('http://site.test/r');
+    expect(records[5]!.headers.has('WARC-Refers-To-Date')).toBe(false);
+
+    const parsed = await warcioRecords(path);
+    expect(parsed[3]).toMatchObject({ type: 'revisit', status: 304, url: 'http://site.test/r' });
+    expect(parsed[3]!.warcHeaders['warc-refers-to-date']).toBe('2026-01-01T00:00:00.123Z');
+
+    const lines: string[] = [];
+    await writeCdxj([path], (line) => lines.push(line));
+    const json = lines.map((line) => JSON.parse(line.slice(line.indexOf('{'))));
+    expect(json.map((j) => j.mime)).toEqual(['text/html', 'warc/revisit', 'warc/revisit']);
+    expect(json[1]).toMatchObject({ status: '304', offset: String(revisit.offset) });
+    expect(json[0]).toMatchObject({ offset: String(first.offset) });
+  });
+
   it('rotates files at maxFileBytes and names them by serial', async () => {
     const writer = await WarcWriter.open({ dir, pod: 'p', maxFileBytes: 3000 });
     const locations = [];

@@ -316,6 +316,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       ? [
           new HandlerStage({
             handler: () => handler!,
+            frontier,
             timeoutMs: s.handlerTimeoutMs,
             pod: s.podId,
             items,

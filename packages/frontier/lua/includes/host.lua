@@ -7,6 +7,7 @@
     R .. 'h:' .. host .. ':q:' .. lvl   LIST  queue entries at one level, FIFO
     R .. 'h:' .. host .. ':L'           HASH  leases: field "<host>/<n>" -> packed lease
     R .. 'h:' .. host .. ':D'           ZSET  lease deadlines (ms) of leases that can expire
+    R .. 'h:' .. host .. ':U'           SET   leases whose politeness slot was freed (free-slot-2.lua)
     R .. 'h:' .. host .. ':r'           ZSET  refetch schedule buckets (recrawl.lua)
     R .. 'h:' .. host .. ':r:' .. due   LIST  refetches due then (recrawl.lua)
   Host state fields: q queued, f in flight, n next_allowed_at (ms), c concurrency,
@@ -77,6 +78,13 @@ local function lease_parse(v)
   return tonumber(deadline), holder, tonumber(claimed), level, entry
 end
 
+-- Whether the lease's politeness slot was already freed (free-slot-2.lua: fetch done, page
+-- handler still running); forgets the mark. A freed lease no longer counts in the host's f
+-- and its end must not touch the host's politeness again.
+local function lease_slot_freed(root, host, field)
+  return redis.call('SREM', hkey(root, host, 'U'), field) == 1
+end
+
 -- Split an entry into depth, attempt, and the rest ("<metaLen>,<meta><url>").
 local function entry_parse(e)
   local depth, attempt, rest = string.match(e, '^(%d+),(%d+),(.*)$')
@@ -131,7 +139,8 @@ end
 local function host_schedule(root, host, paused, default_conc)
   local st = host_state(root, host)
   local seq = redis.call('HINCRBY', hkey(root, host, 's'), 'seq', 1)
-  if st.f <= 0 and (st.q <= 0 or paused) then
+  -- A lease whose slot was freed is still out: the host stays listed until it ends.
+  if st.f <= 0 and (st.q <= 0 or paused) and redis.call('EXISTS', hkey(root, host, 'U')) == 0 then
     -- Nothing to hand out now; a pending refetch (recrawl.lua) makes it due then.
     if not paused then
       local r = redis.call('ZRANGE', hkey(root, host, 'r'), 0, 0, 'WITHSCORES')

@@ -3,9 +3,9 @@
  * undone, gzip/br inflated), so the archived response carries that payload; header fields that
  * described the wire form and no longer describe the payload keep their value under the
  * `X-Archive-Orig-` prefix replay tools know (pywb writes the same), every other field exactly
- * as received.
+ * as received. A `304 Not Modified` is archived as a revisit of the earlier capture.
  */
-import type { WarcExchange } from '@shardline/warc';
+import type { RevisitOf, WarcExchange } from '@shardline/warc';
 import type { FetchOutcome } from '../fetch-types.js';
 
 /** Fields that stop describing the payload once it is de-chunked or decoded. */
@@ -19,6 +19,7 @@ export function exchangeOf(
   outcome: FetchOutcome,
   requestHeaders: Array<[string, string]>,
   ipAddress: string | undefined,
+  revisitOf?: RevisitOf,
 ): WarcExchange | undefined {
   const head = outcome.rawHead;
   const sentAtMs = outcome.timings.sentAtMs;
@@ -46,5 +47,6 @@ export function exchangeOf(
     },
   };
   if (ipAddress !== undefined) exchange.ipAddress = ipAddress;
+  if (revisitOf !== undefined && outcome.status === 304) exchange.revisitOf = revisitOf;
   return exchange;
 }

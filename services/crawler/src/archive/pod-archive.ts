@@ -5,7 +5,12 @@
  * as they happen, and a stop waits for those writes.
  */
 import type { DnsCache } from '@shardline/dns';
-import { type WarcLocation, WarcWriter, type WarcWriterStats } from '@shardline/warc';
+import {
+  type RevisitOf,
+  type WarcLocation,
+  WarcWriter,
+  type WarcWriterStats,
+} from '@shardline/warc';
 import type { Logger } from 'pino';
 import type { FetchOutcome } from '../fetch-types.js';
 import { exchangeOf } from './exchange.js';
@@ -56,12 +61,14 @@ export class PodArchive {
   }
 
   /**
-   * Archives the fetch as a response + request pair; resolves with where the response record
-   * is, or `undefined` when there was no response to archive. Rejects when the write failed.
+   * Archives the fetch as a response + request pair (a 304: a revisit of `revisitOf`); resolves
+   * with where the response record is, or `undefined` when there was no response to archive.
+   * Rejects when the write failed.
    */
   async archive(
     outcome: FetchOutcome,
     extraRequestHeaders: Record<string, string> = {},
+    revisitOf?: RevisitOf,
   ): Promise<WarcLocation | undefined> {
     const writer = this.#writer;
     if (!writer) throw new Error('PodArchive.archive before start()');
@@ -70,6 +77,7 @@ export class PodArchive {
       outcome,
       sentHeaders(this.#o.requestHeaders, extraRequestHeaders),
       ip,
+      revisitOf,
     );
     if (!exchange) return undefined;
     return writer.write(exchange);

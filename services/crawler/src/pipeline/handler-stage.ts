@@ -1,12 +1,16 @@
 /**
  * Stage 7, page handler: runs the user's handler (`--handler FILE` or the pod option
- * `pageHandler`) on a fetched 2xx page — after its response is archived, with the host's send
- * gate slot already free (the fetch stage closed it when the response ended). What the handler
- * pushes and enqueues takes effect only when it returns; one that throws or runs past
- * `handlerTimeoutMs` fails the lease with `SHARDLINE_ERR_HANDLER` (retried, dead-lettered after
- * the retries) and its items and URLs are dropped, so a retry does not duplicate them.
+ * `pageHandler`) on a fetched 2xx page — after its response is archived, with the host's
+ * politeness slot already free: the fetch stage closed the send gate's pass when the response
+ * ended, and this stage frees the frontier's slot (`freeSlot`) before calling the handler, so a
+ * slow handler neither holds the host's concurrency nor pushes its next request. The lease
+ * stays held until the handler ends: what the handler pushes and enqueues takes effect only when
+ * it returns; one that throws or runs past `handlerTimeoutMs` fails the lease with
+ * `SHARDLINE_ERR_HANDLER` (retried, dead-lettered after the retries) and its items and URLs are
+ * dropped, so a retry does not duplicate them; a pod that dies meanwhile leaves the lease to be
+ * reaped and the page fetched again.
  */
-import type { EnqueueResult } from '@shardline/frontier';
+import { type EnqueueResult, LeaseLostError, type RedisFrontier } from '@shardline/frontier';
 import type { Logger } from 'pino';
 import { CrawlOutcomeCode } from '../errors.js';
 import { checkItem, type ItemRecord, MAX_ITEMS_PER_PAGE } from '../handlers/items.js';
@@ -20,12 +24,15 @@ import {
 import type { ResultSink } from '../results.js';
 import { type FoundLink, type LeaseContext, required } from './lease-context.js';
 import type { LinkFilter } from './link-filter.js';
+import { durationOf } from './result-fields.js';
 import type { LeaseStage, Settlement } from './stage.js';
 
 /** Options of {@link HandlerStage}. */
 export interface HandlerStageOptions {
   /** The handler (loaded when the pod starts, so a getter). */
   handler: () => PageHandler;
+  /** Frees the host's politeness slot of a lease whose handler is about to run. */
+  frontier: Pick<RedisFrontier, 'freeSlot'>;
   timeoutMs: number;
   pod: string;
   items: Pick<ResultSink<ItemRecord>, 'write'>;
@@ -57,6 +64,15 @@ export class HandlerStage implements LeaseStage {
       return undefined;
     }
     const { lease } = ctx;
+    try {
+      await this.#o.frontier.freeSlot(lease, { durationMs: durationOf(outcome) });
+    } catch (error) {
+      // Reaped after a stall: another pod fetches the page again, and runs the handler there;
+      // the settlement reports this one lost.
+      if (error instanceof LeaseLostError) return undefined;
+      // Otherwise the host's slot is freed when the lease ends, as without a handler.
+      this.#o.logger.warn({ err: error, url: lease.url }, 'could not free the host slot');
+    }
     const page = new Page(outcome, lease.depth, lease.meta);
     const items: ItemRecord[] = [];
     const requested: Requested[] = [];

@@ -3,8 +3,8 @@
  * (`Lease.validators`, kept by the frontier's recrawl schedule): the fetch sends them as
  * `If-None-Match` / `If-Modified-Since`, so an unchanged page costs a 304 and no body. The
  * completion reports the validators of this response (`ETag`, `Last-Modified`, a hash of the
- * body) and whether the page changed since the last fetch, which the recrawl schedule keeps
- * and adapts its interval to.
+ * body, when it was captured) and whether the page changed since the last fetch, which the
+ * recrawl schedule keeps and adapts its interval to.
  */
 import type { Lease, Validators } from '@shardline/frontier';
 import type { FetchOutcome } from '../fetcher.js';
@@ -52,13 +52,16 @@ export function conditionalHeaders(validators: PageValidators | undefined): Reco
  */
 export function revalidate(
   previous: PageValidators | undefined,
-  outcome: Pick<FetchOutcome, 'status' | 'headers' | 'contentHash'>,
+  outcome: Pick<FetchOutcome, 'status' | 'headers' | 'contentHash' | 'timings'>,
 ): Revalidation {
   const fresh = responseValidators(outcome);
   if (outcome.status === 304) {
     return { validators: { ...previous, ...fresh }, changed: false };
   }
   if (outcome.status < 200 || outcome.status >= 300) return {};
+  // The capture a later 304 refers to (its WARC revisit record's WARC-Refers-To-Date); a 304
+  // keeps the previous one above.
+  if (outcome.timings.sentAtMs !== undefined) fresh.capturedAtMs = outcome.timings.sentAtMs;
   const out: Revalidation = { validators: fresh };
   const changed = differs(previous, fresh);
   if (changed !== undefined) out.changed = changed;

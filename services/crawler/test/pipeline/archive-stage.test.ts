@@ -1,7 +1,8 @@
 /**
  * The archive stage with a real Fetcher, a loopback server and a real WARC file: the request
  * record holds the header fields that went out — a refetch's conditional ones included — and the
- * 304 the server answered is the response record.
+ * 304 the server answered is a revisit record referring to the first capture (read back by
+ * node:zlib member by member and by warcio).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +11,12 @@ import { gunzipSync } from 'node:zlib';
 import { completeMemberLength } from '@shardline/warc';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { warcioRecords } from '../../../../packages/warc/test/warc-files.js';
 import { PodArchive } from '../../src/archive/pod-archive.js';
 import { Fetcher } from '../../src/fetcher.js';
 import { ArchiveStage } from '../../src/pipeline/archive-stage.js';
 import { FetchStage } from '../../src/pipeline/fetch-stage.js';
+import { revalidate } from '../../src/pipeline/validators.js';
 import { SendGate } from '../../src/send-gate.js';
 import { startTestServer, type TestServer, testDns } from '../fixtures/test-server.js';
 import { contextOf } from './lease-fixture.js';
@@ -62,7 +65,7 @@ function recordsIn(path: string): { type: string; httpHead: string }[] {
 }
 
 describe('ArchiveStage', () => {
-  it("records a conditional refetch's If-None-Match in the request and the 304 as the response", async () => {
+  it("archives a first fetch as a response and a conditional refetch's 304 as a revisit of it", async () => {
     const archive = new PodArchive({
       dir,
       pod: 'pod-t',
@@ -73,22 +76,51 @@ describe('ArchiveStage', () => {
       logger: pino({ level: 'silent' }),
     });
     await archive.start();
-    const ctx = contextOf(server.url('/page'), { validators: { etag: ETAG } });
-    ctx.pass = await new SendGate({ minDelayMs: 0 }).acquire(ctx.lease.host);
-    expect(await new FetchStage(fetcher).run(ctx)).toBeUndefined();
-    expect(await new ArchiveStage(archive).run(ctx)).toBeUndefined();
+    const gate = new SendGate({ minDelayMs: 0 });
+    const first = contextOf(server.url('/page'));
+    first.pass = await gate.acquire(first.lease.host);
+    expect(await new FetchStage(fetcher).run(first)).toBeUndefined();
+    expect(await new ArchiveStage(archive).run(first)).toBeUndefined();
+    // What the completion stores for the next refetch: the validators and the capture time.
+    const { validators } = revalidate(undefined, first.outcome!);
+    expect(validators).toMatchObject({ etag: ETAG, capturedAtMs: first.outcome!.timings.sentAtMs });
+
+    const again = contextOf(server.url('/page'), { validators: validators! });
+    again.pass = await gate.acquire(again.lease.host);
+    expect(await new FetchStage(fetcher).run(again)).toBeUndefined();
+    expect(await new ArchiveStage(archive).run(again)).toBeUndefined();
     await archive.close();
 
-    // What the server saw: one conditional request, answered 304.
-    expect(server.requests.map((r) => r.headers['if-none-match'])).toEqual([ETAG]);
+    // What the server saw: a plain request, then a conditional one, answered 304.
+    expect(server.requests.map((r) => r.headers['if-none-match'])).toEqual([undefined, ETAG]);
     const files = readdirSync(dir).filter((f) => f.endsWith('.warc.gz'));
     expect(files).toHaveLength(1);
     const records = recordsIn(join(dir, files[0]!));
-    const request = records.find((r) => r.type === 'request');
-    const response = records.find((r) => r.type === 'response');
-    expect(request?.httpHead).toMatch(/^GET \/page HTTP\/1\.1\r\n/);
-    expect(request?.httpHead).toMatch(/^if-none-match: "v1"$/im);
-    expect(request?.httpHead).toMatch(/^user-agent: /im);
-    expect(response?.httpHead).toMatch(/^HTTP\/1\.1 304 /);
+    expect(records.map((r) => r.type)).toEqual([
+      'warcinfo',
+      'response',
+      'request',
+      'revisit',
+      'request',
+    ]);
+    const [, response, , revisit, request] = records;
+    expect(request!.httpHead).toMatch(/^GET \/page HTTP\/1\.1\r\n/);
+    expect(request!.httpHead).toMatch(/^if-none-match: "v1"$/im);
+    expect(request!.httpHead).toMatch(/^user-agent: /im);
+    expect(revisit!.httpHead).toMatch(/^HTTP\/1\.1 304 /);
+
+    // warcio, independently: the revisit refers to the first capture, and the result points at it.
+    const parsed = await warcioRecords(join(dir, files[0]!));
+    const original = parsed[1]!.warcHeaders;
+    expect(parsed[3]!.warcHeaders).toMatchObject({
+      'warc-type': 'revisit',
+      'warc-profile': 'http://netpreserve.org/warc/1.1/revisit/server-not-modified',
+      'warc-refers-to-target-uri': original['warc-target-uri'],
+      'warc-refers-to-date': original['warc-date'],
+    });
+    expect(parsed[3]!.warcHeaders['warc-payload-digest']).toBeUndefined();
+    expect(parsed[3]!.status).toBe(304);
+    expect(again.warc).toMatchObject({ file: files[0], offset: parsed[3]!.offset });
+    expect(response!.httpHead).toMatch(/^HTTP\/1\.1 200 /);
   });
 });

@@ -98,6 +98,8 @@ describe('conditional refetch', () => {
       etag: '"v1"',
       lastModified: LAST_MODIFIED,
       contentHash: expect.stringMatching(/^[A-Za-z0-9_-]{27}$/),
+      // When this content was captured: what a later 304's WARC revisit record refers to.
+      capturedAtMs: first.outcome.timings.sentAtMs,
     });
 
     const before = { ...answers };
