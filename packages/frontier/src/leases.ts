@@ -72,11 +72,12 @@ export class Leases {
   ): Promise<(FrontierError | null)[]> {
     const o = this.#ctx.options;
     const ops = items.map(({ lease, result = {} }): LeaseOp => {
-      const { bytes = 0, durationMs = 0, links = 0 } = result;
+      const { bytes = 0, durationMs = 0, links = 0, sinceSentMs = 0 } = result;
       for (const [name, value] of [
         ['bytes', bytes],
         ['durationMs', durationMs],
         ['links', links],
+        ['sinceSentMs', sinceSentMs],
       ] as const) {
         if (!Number.isSafeInteger(value) || value < 0) {
           throw new FrontierArgumentError(name, value, 'a non-negative integer');
@@ -101,6 +102,7 @@ export class Leases {
           o.refetchMaxMs,
           result.changed === undefined ? '' : result.changed ? '1' : '0',
           result.validators === undefined ? '' : `=${packValidators(result.validators)}`,
+          sinceSentMs,
         ],
         count: (r, counters) => {
           const { domain } = parseLeaseId(lease.id);
