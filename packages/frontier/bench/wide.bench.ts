@@ -9,7 +9,9 @@
  *    index reindexed to its new owner, evicted from the dead index): hosts per second.
  * 4. pod-b claims and completes everything: claim+complete URLs/s, Redis CPU per page
  *    (`INFO cpu` delta).
- * 5. all fetched: `used_memory` per domain kept, keys per domain.
+ * 5. all fetched: `used_memory` per domain kept, keys per domain, right after and once the
+ *    pins of the finished hosts lapsed (claims then drop them from the due index), and where
+ *    it goes (`MEMORY USAGE` of a sample of domains' keys, and of the global indexes).
  *
  * Peak RSS of this process (the "pod": it only ever holds one batch of URLs) and of
  * redis-server (`VmHWM`). The URLs are generated batch by batch and the dead pod's index is
@@ -22,11 +24,14 @@ import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { startRedis } from '../../../test/helpers/redis.js';
 import { RedisFrontier } from '../src/index.js';
+import { FrontierKeys } from '../src/keys.js';
 
 const DOMAINS = Number(process.env.BENCH_WIDE_DOMAINS ?? 100_000);
 const BATCH = 1000;
 /** Concurrent claim loops, and reindex calls in flight during the reclaim. */
 const LOOPS = 4;
+/** The frontier's pinMs in this bench. */
+const PIN_MS = 2000;
 
 if (!Number.isSafeInteger(DOMAINS) || DOMAINS < 10) {
   throw new Error(
@@ -107,6 +112,42 @@ async function claimAll(
   return { claimed, claimSeconds: claimSeconds / LOOPS };
 }
 
+/**
+ * Where a finished domain's memory goes: `MEMORY USAGE` of each per-domain key, averaged over
+ * a sample of domains, and of each global index divided by the domain count.
+ */
+async function keptBreakdown(redis: Redis, keys: FrontierKeys): Promise<string> {
+  const sample = Math.min(200, DOMAINS);
+  const perDomain: Record<string, number> = {};
+  for (let k = 0; k < sample; k++) {
+    const i = Math.floor((k * DOMAINS) / sample);
+    const domain = `site${i}.com`;
+    const named: [string, string][] = [
+      ['domain hash d', keys.domain(domain)],
+      ['hosts H', keys.hosts(domain)],
+      ['seen bucket s:0', keys.seenBucket(domain, 0)],
+      ['host state h:s', keys.hostState(domain, `www.${domain}`)],
+    ];
+    for (const [name, key] of named) {
+      perDomain[name] =
+        (perDomain[name] ?? 0) + Number((await redis.memory('USAGE', key)) ?? 0) / sample;
+    }
+  }
+  const global: [string, string][] = [
+    ['P:domains', keys.domains()],
+    ['P:domains:fetched', keys.domainsByFetched()],
+    ['P:domains:errors', keys.domainsByErrors()],
+    ['due index pod-b', keys.due('pod-b')],
+    ['due meta pod-b', keys.dueMeta('pod-b')],
+  ];
+  for (const [name, key] of global) {
+    perDomain[name] = Number((await redis.memory('USAGE', key)) ?? 0) / DOMAINS;
+  }
+  return Object.entries(perDomain)
+    .map(([name, bytes]) => `${name} ${fmt(bytes)}`)
+    .join(', ');
+}
+
 const server = await startRedis();
 const redis = new Redis(server.port, server.host);
 try {
@@ -129,6 +170,9 @@ try {
     prefix: 'w',
     defaultDelayMs: 0,
     leaseTimeoutMs: 0,
+    // A completed host stays in the due index until its pin lapses and a claim parks it;
+    // the bench waits that out (the default is 30 s).
+    pinMs: PIN_MS,
   });
   const mem0 = await info(redis, 'memory', 'used_memory');
   const keys0 = await redis.dbsize();
@@ -188,6 +232,18 @@ try {
   const memKept = (await info(redis, 'memory', 'used_memory')) - mem0;
   const keysKept = (await redis.dbsize()) - keys0;
 
+  // The pins lapse; claims then park every finished host out of the due index.
+  await new Promise((r) => setTimeout(r, PIN_MS + 500));
+  t0 = performance.now();
+  while ((await redis.zcard('w:pod:{p:pod-b}:due')) > 0) {
+    const { leases } = await frontier.claim({ pod: 'pod-b', max: BATCH });
+    if (leases.length > 0) throw new Error('nothing should be left to claim');
+  }
+  const parkSeconds = seconds(t0);
+  const memParked = (await info(redis, 'memory', 'used_memory')) - mem0;
+  const keysParked = (await redis.dbsize()) - keys0;
+  const breakdown = await keptBreakdown(redis, new FrontierKeys('w'));
+
   console.log(`mean URL ${fmt(meanUrl, 1)} B`);
   console.log(
     `enqueue             ${fmt(enqueueRate)} URLs/s   (raw pipelined SET ${fmt(rawRate)}/s: ${fmt(enqueueRate / rawRate, 2)}×)`,
@@ -211,6 +267,10 @@ try {
   console.log(
     `kept after fetch    ${fmt(memKept / DOMAINS)} B per domain   ${fmt(keysKept / DOMAINS, 2)} keys per domain`,
   );
+  console.log(
+    `  after the pins lapsed and claims parked them (${fmt(parkSeconds, 1)} s): ${fmt(memParked / DOMAINS)} B per domain   ${fmt(keysParked / DOMAINS, 2)} keys per domain`,
+  );
+  console.log(`  where (B per domain): ${breakdown}`);
   console.log(
     `peak RSS            pod (this process) ${fmt(process.resourceUsage().maxRSS / 1024)} MB, redis-server ${fmt(peakRssMb(server.pid))} MB (used_memory_peak ${fmt((await info(redis, 'memory', 'used_memory_peak')) / 1048576)} MB)`,
   );

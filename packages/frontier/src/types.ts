@@ -114,7 +114,10 @@ export interface ClaimResult {
    * when it is empty. Sleep until then (or until a wake message), never poll.
    */
   nextDueAtMs: number | null;
-  /** Redis time (ms) of the claim, to turn `nextDueAtMs` into a delay. */
+  /**
+   * Redis time (ms) when `nextDueAtMs` was read (the claim's last round trip), to turn it
+   * into a delay.
+   */
   nowMs: number;
   /** Expired leases taken back while visiting hosts. */
   reaped: number;

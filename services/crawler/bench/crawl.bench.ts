@@ -19,7 +19,7 @@
  *   BENCH_PAGES=20000 npm run bench -- crawler     (a shorter second phase)
  *   BENCH_POD_NODE_OPTIONS= npm run bench -- crawler   (V8 defaults, for comparison)
  *   BENCH_RUNTIME=tsx npm run bench -- crawler     (the sources under tsx: `node --import tsx src/main.ts`)
- *   BENCH_D1=0, BENCH_D200=0, BENCH_NODE_FLAGS='--flag …', BENCH_HEAP_SNAPSHOT=<dir>   (experiments, diagnosis)
+ *   BENCH_D1=0, BENCH_D200=0, BENCH_D1000=0, BENCH_NODE_FLAGS='--flag …', BENCH_HEAP_SNAPSHOT=<dir>   (experiments, diagnosis)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -32,6 +32,8 @@ import { SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
 const DELAY_MS = 1000;
 /** The one-host phase: its delay, pages and length. */
 const ONE_HOST = { delayMs: 50, pages: 3000, ms: 30_000 };
+/** The D = 1,000 phase runs unless BENCH_D1000=0. */
+const RUN_D1000 = process.env.BENCH_D1000 !== '0';
 const TARGET_PAGES = Number(process.env.BENCH_PAGES ?? 100_000);
 const WARMUP_MS = 5000;
 const SAMPLE_MS = 10_000;
@@ -265,9 +267,13 @@ try {
     results.push(await phase(server, 1, ONE_HOST.pages, { ms: ONE_HOST.ms }, ONE_HOST.delayMs));
   }
   if (process.env.BENCH_D200 !== '0') results.push(await phase(server, 200, 60, { ms: 40_000 }));
-  results.push(
-    await phase(server, 1000, Math.ceil((TARGET_PAGES * 1.3) / 1000) + 10, { pages: TARGET_PAGES }),
-  );
+  if (RUN_D1000) {
+    results.push(
+      await phase(server, 1000, Math.ceil((TARGET_PAGES * 1.3) / 1000) + 10, {
+        pages: TARGET_PAGES,
+      }),
+    );
+  }
   console.log(
     `one pod process (${RUNTIMES[RUNTIME]}), per-host delay d as listed; test web and redis-server in their own processes`,
   );
