@@ -20,12 +20,13 @@
   ARGV[14] greatest refetch interval (ms) when adaptive
   ARGV[15] content changed: '1' | '0' | '' unknown
   ARGV[16] validators: '' keep the stored ones, else '=' followed by the new ones
+  ARGV[17] ms since the request was sent, by the pod's monotonic clock ('' or 0 = unknown)
 
   Returns { status, seq, score, rescheduled (1 | 0) }: status 0 ok, 1 lease not found (counted as a late
   completion: the URL was already requeued), 2 held by another pod.
-  Side effects: lease removed; host f, fc=0, bo=0, ad/ar, n = max(n, now + effective delay)
-  (now is after the request was sent, so the start-to-start gap holds) unless free-slot-2.lua
-  already did that for the lease; domain counters
+  Side effects: lease removed; host f, fc=0, bo=0, ad/ar, n = max(n, sent + effective delay)
+  (see "start of the request" below) unless free-slot-2.lua already did that for the lease;
+  domain counters
   f, ok, bytes, ms, links (or late); with a refetch interval the entry goes to the host's
   refetch schedule (domain q, rs +1).
   Flagged allow-oom (runs while Redis is full): removes a lease and bumps counters: it shrinks state, and refusing it under OOM would turn every finished fetch into a repeat. A refetch it schedules takes the place of the lease it removes (about the same size).
@@ -63,7 +64,13 @@ if not freed then
   local st = host_state(root, host)
   adaptive_on_response(pk, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
   st = host_state(root, host)
-  local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[9])))
+  -- Start of the request: the gap is start-to-start, so it counts from the send, not from now.
+  -- The pod passes a duration (never its clock: skew cannot move it) measured before this call
+  -- was sent, so now - ARGV[17] is at or after the real send; never before the claim (a bogus
+  -- duration cannot move the gap earlier than the claim's own reservation).
+  local _, _, claimed_at = lease_parse(v)
+  local sent_at = math.max(claimed_at, now - (tonumber(ARGV[17]) or 0))
+  local next_at = math.max(st.n, sent_at + effective_delay(st, tonumber(ARGV[9])))
   redis.call('HSET', pk, 'n', fmt(next_at))
 end
 local validators = nil

@@ -18,10 +18,12 @@
   ARGV[6] max delay (ms), caps the adaptive delay
   ARGV[7] default delay (ms)
   ARGV[8] default concurrency
+  ARGV[9] ms since the request was sent, by the pod's monotonic clock ('' or 0 = unknown):
+          the gap counts from the send, as in complete-2.lua
 
   Returns { status, seq, score }: status 0 ok (also when the slot was already freed: nothing
   changes then), 1 lease not found, 2 held by another pod.
-  Side effects: host f -1, fc and bo cleared, ad/ar, n = max(n, now + effective delay), seq;
+  Side effects: host f -1, fc and bo cleared, ad/ar, n = max(n, sent + effective delay), seq;
   lease field added to the host's U set. Domain counters are untouched (the lease is still
   out: domain f counts it until it ends).
   Flagged allow-oom (runs while Redis is full): frees a slot and adds one set member; refusing
@@ -35,7 +37,7 @@ local dkey, root = KEYS[1], KEYS[2]
 local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
 local v = redis.call('HGET', hkey(root, host, 'L'), field)
 if not v then return { 1, 0, '' } end
-local _, who = lease_parse(v)
+local _, who, claimed_at = lease_parse(v)
 if who ~= holder then return { 2, 0, '' } end
 local default_delay = tonumber(ARGV[7])
 if redis.call('SADD', hkey(root, host, 'U'), field) == 1 then
@@ -46,7 +48,8 @@ if redis.call('SADD', hkey(root, host, 'U'), field) == 1 then
   local st = host_state(root, host)
   adaptive_on_response(pk, tonumber(ARGV[5]), tonumber(ARGV[4]), tonumber(st.dl) or default_delay, tonumber(ARGV[6]))
   st = host_state(root, host)
-  redis.call('HSET', pk, 'n', fmt(math.max(st.n, now + effective_delay(st, default_delay))))
+  local sent_at = math.max(claimed_at, now - (tonumber(ARGV[9]) or 0))
+  redis.call('HSET', pk, 'n', fmt(math.max(st.n, sent_at + effective_delay(st, default_delay))))
 end
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[8]))
 return { 0, seq, score }

@@ -8,7 +8,9 @@
   ARGV[1] host
   ARGV[2] default concurrency
 
-  Returns { seq, score }.
+  Returns { seq, score, holder1, holder2, ... }: the pods holding leases of the host (each
+  once). A reindex keeps the host listed in each holder's due index, so that reclaimPod of
+  a holder finds its leases in its own index alone.
   Side effects: host seq.
   Flagged allow-oom (runs while Redis is full): rewrites a host's seq and its due score only.
 ]]
@@ -16,4 +18,13 @@
 --@include "host"
 
 local seq, score = host_schedule(KEYS[2], ARGV[1], is_paused(KEYS[1]), tonumber(ARGV[2]))
-return { seq, score }
+local reply = { seq, score }
+local seen = {}
+for _, v in ipairs(redis.call('HVALS', hkey(KEYS[2], ARGV[1], 'L'))) do
+  local _, who = lease_parse(v)
+  if who and not seen[who] then
+    seen[who] = true
+    reply[#reply + 1] = who
+  end
+end
+return reply

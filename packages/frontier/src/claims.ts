@@ -54,11 +54,13 @@ export class Claims {
     // find dozens, and its own leases (already written) must not wait for their moves.
     this.#forward(foreign);
     const visit = await this.#visit(pod, mine, max);
-    const earliest = await this.#index.apply(visit.updates, visit.counters);
+    const after = (await this.#index.apply(visit.updates, visit.counters)).get(pod);
     return {
       leases: visit.leases,
-      nextDueAtMs: earliest.get(pod) ?? null,
-      nowMs: take.nowMs,
+      nextDueAtMs: after?.dueMs ?? null,
+      // When nextDueAtMs was read (the last round trip): a pod that turns it into a local
+      // wake-up time with this is late by half a round trip, not by the whole claim.
+      nowMs: after?.nowMs ?? take.nowMs,
       reaped: visit.reaped,
     };
   }

@@ -83,16 +83,20 @@ export class DueIndex {
 
   /**
    * Applies index updates (and, in the same round trip, the counters); returns each
-   * pod's earliest due time afterwards.
+   * pod's earliest due time afterwards and the Redis time it was read at.
    */
-  async apply(batch: IndexBatch, counters?: Counters): Promise<Map<string, number | null>> {
+  async apply(
+    batch: IndexBatch,
+    counters?: Counters,
+  ): Promise<Map<string, { dueMs: number | null; nowMs: number }>> {
     const chunks = this.#chunked(batch);
     const calls = chunks.map((c) => c.call);
     const replies = await this.#ctx.exec.scripts([...calls, ...(counters?.calls() ?? [])]);
     // A pod's chunks run in order: its last chunk's reply is the index after all of them.
-    const earliest = new Map<string, number | null>();
+    const earliest = new Map<string, { dueMs: number | null; nowMs: number }>();
     chunks.forEach(({ pod }, k) => {
-      earliest.set(pod, parseScore(asArray(replies[k], 'index-update')[0]));
+      const r = asArray(replies[k], 'index-update');
+      earliest.set(pod, { dueMs: parseScore(r[0]), nowMs: Number(r[1]) });
     });
     return earliest;
   }

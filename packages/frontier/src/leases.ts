@@ -73,11 +73,12 @@ export class Leases {
   ): Promise<(FrontierError | null)[]> {
     const o = this.#ctx.options;
     const ops = items.map(({ lease, result = {} }): LeaseOp => {
-      const { bytes = 0, durationMs = 0, links = 0 } = result;
+      const { bytes = 0, durationMs = 0, links = 0, sinceSentMs = 0 } = result;
       for (const [name, value] of [
         ['bytes', bytes],
         ['durationMs', durationMs],
         ['links', links],
+        ['sinceSentMs', sinceSentMs],
       ] as const) {
         if (!Number.isSafeInteger(value) || value < 0) {
           throw new FrontierArgumentError(name, value, 'a non-negative integer');
@@ -102,6 +103,7 @@ export class Leases {
           o.refetchMaxMs,
           result.changed === undefined ? '' : result.changed ? '1' : '0',
           result.validators === undefined ? '' : `=${packValidators(result.validators)}`,
+          sinceSentMs,
         ],
         count: (r, counters) => {
           const { domain } = parseLeaseId(lease.id);
@@ -194,9 +196,14 @@ export class Leases {
   }
 
   /** See `RedisFrontier.freeSlot`. */
-  async freeSlot(lease: LeaseRef, durationMs: number): Promise<void> {
-    if (!Number.isSafeInteger(durationMs) || durationMs < 0) {
-      throw new FrontierArgumentError('durationMs', durationMs, 'a non-negative integer');
+  async freeSlot(lease: LeaseRef, durationMs: number, sinceSentMs: number): Promise<void> {
+    for (const [name, value] of [
+      ['durationMs', durationMs],
+      ['sinceSentMs', sinceSentMs],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 0) {
+        throw new FrontierArgumentError(name, value, 'a non-negative integer');
+      }
     }
     const o = this.#ctx.options;
     const op: LeaseOp = {
@@ -207,6 +214,7 @@ export class Leases {
         o.maxDelayMs,
         o.defaultDelayMs,
         o.defaultConcurrency,
+        sinceSentMs,
       ],
       // The lease is still out: its end counts it.
       count: () => undefined,

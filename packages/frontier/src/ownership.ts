@@ -25,18 +25,34 @@ export class Ownership {
     this.#inspector = inspector;
   }
 
-  /** See `RedisFrontier.reclaimPod`. Runs reclaim-2.lua on every host of every due index. */
+  /**
+   * See `RedisFrontier.reclaimPod`. Runs reclaim-2.lua on every host of the dead pod's own
+   * due index, page by page: O(what the pod owned), whatever the number of hosts elsewhere.
+   * Its own index lists every host where it holds leases: it claimed only from there, a
+   * claim or a host with leases out stays there (deadline or +inf), and a reindex keeps the
+   * host listed at +inf in every lease holder's index (schedule-2.lua names the holders).
+   * Run it before evicting the pod's index.
+   */
   async reclaimPod(deadPod: string): Promise<{ requeued: number; deadLettered: number }> {
     checkPod(deadPod);
-    const { keys, options: o, exec } = this.#ctx;
-    const members = await this.#allDueMembers();
+    const { redis, keys, options: o, exec } = this.#ctx;
     let requeued = 0;
     let deadLettered = 0;
     const counters = new Counters(keys);
-    for (let start = 0; start < members.length; start += RECLAIM_BATCH) {
-      const slice = members.slice(start, start + RECLAIM_BATCH).map(parseDueMember);
+    let cursor = '0';
+    do {
+      const [next, page] = (await redis.zscan(
+        keys.due(deadPod),
+        cursor,
+        'COUNT',
+        RECLAIM_BATCH,
+      )) as [string, string[]];
+      cursor = next;
+      const hosts: { domain: string; host: string }[] = [];
+      for (let i = 0; i < page.length; i += 2) hosts.push(parseDueMember(page[i]!));
+      if (hosts.length === 0) continue;
       const replies = await exec.scripts(
-        slice.map(({ domain, host }) => ({
+        hosts.map(({ domain, host }) => ({
           command: C.reclaim,
           args: [
             keys.domain(domain),
@@ -55,7 +71,7 @@ export class Ownership {
         const back = Number(r[0]);
         const dead = Number(r[1]);
         if (back + dead === 0) return;
-        const { domain, host } = slice[k]!;
+        const { domain, host } = hosts[k]!;
         requeued += back;
         deadLettered += dead;
         counters.queued(domain, back);
@@ -66,27 +82,9 @@ export class Ownership {
         updates.add(this.#ctx.ownerOf(domain), dueMember(domain, host), String(r[2]), String(r[3]));
       });
       await this.#index.apply(updates);
-    }
+    } while (cursor !== '0');
     await exec.scripts(counters.calls());
     return { requeued, deadLettered };
-  }
-
-  /** Distinct members of every pod's due index: where every host with leases sits. */
-  async #allDueMembers(): Promise<string[]> {
-    const { redis, keys } = this.#ctx;
-    const members = new Set<string>();
-    for (const pod of await this.#inspector.pods()) {
-      let cursor = '0';
-      do {
-        const [next, page] = (await redis.zscan(keys.due(pod), cursor, 'COUNT', 500)) as [
-          string,
-          string[],
-        ];
-        for (let i = 0; i < page.length; i += 2) members.add(page[i]!);
-        cursor = next;
-      } while (cursor !== '0');
-    }
-    return [...members];
   }
 
   /** See `RedisFrontier.reindex`. Runs schedule-2.lua on each host of the domain. */
@@ -112,8 +110,14 @@ export class Ownership {
     replies.forEach((reply, k) => {
       const r = asArray(reply, 'schedule');
       const member = dueMember(domain, hosts[k]!);
+      // A pod holding leases of the host keeps it listed, never polled (+inf): its own
+      // index is where reclaimPod looks for its leases if it dies.
+      const holders = new Set(r.slice(2).map(String));
+      for (const pod of holders) pods.add(pod);
       for (const pod of pods) {
-        const score = pod === owner ? String(r[1]) : pod === evictFrom ? 'evict' : 'park';
+        let score = pod === evictFrom ? 'evict' : 'park';
+        if (pod === owner) score = String(r[1]);
+        else if (holders.has(pod)) score = 'inf';
         updates.add(pod, member, String(r[0]), score);
       }
     });

@@ -191,10 +191,12 @@ export class RedisFrontier {
    * next request time settled as {@link complete} settles them — so the host's next request
    * waits only its delay. The lease still ends with complete / fail / release, which then leave
    * the host alone; if its pod dies first, the lease is reaped and fetched again as any other.
-   * Idempotent. Throws {@link LeaseLostError} if the lease was reaped.
+   * `sinceSentMs` (ms since the request was sent, by the pod's monotonic clock) makes the gap
+   * count from the send, as `complete`'s does. Idempotent. Throws {@link LeaseLostError} if
+   * the lease was reaped.
    */
-  freeSlot(lease: LeaseRef, result: { durationMs: number }): Promise<void> {
-    return this.#leases.freeSlot(lease, result.durationMs);
+  freeSlot(lease: LeaseRef, result: { durationMs: number; sinceSentMs?: number }): Promise<void> {
+    return this.#leases.freeSlot(lease, result.durationMs, result.sinceSentMs ?? 0);
   }
 
   /** Acknowledges a fetched URL. Throws {@link LeaseLostError} if the lease was reaped. */

@@ -119,7 +119,10 @@ export interface ClaimResult {
    * when it is empty. Sleep until then (or until a wake message), never poll.
    */
   nextDueAtMs: number | null;
-  /** Redis time (ms) of the claim, to turn `nextDueAtMs` into a delay. */
+  /**
+   * Redis time (ms) when `nextDueAtMs` was read (the claim's last round trip), to turn it
+   * into a delay.
+   */
   nowMs: number;
   /** Expired leases taken back while visiting hosts. */
   reaped: number;
@@ -138,6 +141,14 @@ export interface CompleteResult {
   durationMs?: number;
   /** Links found on the page. @default 0 */
   links?: number;
+  /**
+   * Ms from the moment the request was sent to this call, by a monotonic clock. Politeness
+   * is start-to-start: the host's next request may then start the effective delay after
+   * this one's send (Redis time of the completion minus this, never before the claim)
+   * instead of after the completion. Measure it as late as possible: an earlier measure only
+   * makes the gap longer, never shorter. @default 0 (the gap counts from the completion)
+   */
+  sinceSentMs?: number;
   /**
    * Validators of this response, stored with the URL when it is scheduled for refetch
    * (absent: the stored ones are kept).

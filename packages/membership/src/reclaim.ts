@@ -1,8 +1,8 @@
 /**
  * The reclaim of one removed pod by a survivor: take the pod's reclaim lock (one survivor
- * works, the lock renewed while it does; a holder that dies lets it lapse to another), move
- * every domain of its due index to the owners, requeue or dead-letter its leases unless it
- * released them itself when leaving, and mark the reclaim done.
+ * works, the lock renewed while it does; a holder that dies lets it lapse to another), requeue
+ * or dead-letter its leases unless it released them itself when leaving (found through its
+ * own due index), move every domain of that index to the owners, and mark the reclaim done.
  */
 import type { ReclaimReport } from './events.js';
 import { forEachLimited } from './limit.js';
@@ -38,14 +38,16 @@ export async function reclaimRemovedPod(
     Math.max(50, Math.floor(lockMs / 3)),
   );
   try {
-    const domains = await frontier.inspector.queuedDomainsOf(pod);
-    // Evict the removed pod's copies: the same reindex has just placed each host, re-scored,
-    // in its owner's index, and nobody claims from a removed pod's index.
-    await forEachLimited(domains, deps.concurrency, (d) => frontier.reindex(d, { evictFrom: pod }));
+    // Leases first: reclaimPod finds them through the pod's own index, which the evicting
+    // reindex below empties.
     const leases =
       claim.kind === 'left-released'
         ? { requeued: 0, deadLettered: 0 }
         : await frontier.reclaimPod(pod);
+    const domains = await frontier.inspector.queuedDomainsOf(pod);
+    // Evict the removed pod's copies: the same reindex has just placed each host, re-scored,
+    // in its owner's index, and nobody claims from a removed pod's index.
+    await forEachLimited(domains, deps.concurrency, (d) => frontier.reindex(d, { evictFrom: pod }));
     if (!(await registry.reclaimDone(pod, self))) return undefined;
     return {
       pod,

@@ -1,6 +1,7 @@
 /**
  * End-to-end crawl throughput and memory of ONE pod process against the test web, with D hosts
- * and a per-host delay d = 1 s. Three processes: the test web's runner, a throwaway
+ * and a per-host delay d = 1 s, and one host with many pages at d = 50 ms (the per-request
+ * overhead: at 50 ms every ms between "host is due" and "request sent" costs 2% of the bound). Three processes: the test web's runner, a throwaway
  * redis-server, and the pod itself — the production entry, compiled `services/crawler/dist/main.js`
  * on plain node (as the Docker image runs it; the bench runs `npm run build` first), with the
  * production `NODE_OPTIONS` (`--max-old-space-size=256 --max-semi-space-size=4`, see the crawler README "Memory"),
@@ -14,11 +15,11 @@
  * a least-squares slope in MB per 10k pages (flat = ~0), and the heap split at the end. It also
  * prints the RSS of an idle pod process (all modules loaded, nothing crawled).
  *
- *   npm run bench -- crawler                       (D = 200 for 40 s, then D = 1,000 to 100,000 pages)
+ *   npm run bench -- crawler                       (D = 1 at 50 ms for 30 s, D = 200 for 40 s, then D = 1,000 to 100,000 pages)
  *   BENCH_PAGES=20000 npm run bench -- crawler     (a shorter second phase)
  *   BENCH_POD_NODE_OPTIONS= npm run bench -- crawler   (V8 defaults, for comparison)
  *   BENCH_RUNTIME=tsx npm run bench -- crawler     (the sources under tsx: `node --import tsx src/main.ts`)
- *   BENCH_D200=0, BENCH_NODE_FLAGS='--flag …', BENCH_HEAP_SNAPSHOT=<dir>   (experiments, diagnosis)
+ *   BENCH_D1=0, BENCH_D200=0, BENCH_D1000=0, BENCH_NODE_FLAGS='--flag …', BENCH_HEAP_SNAPSHOT=<dir>   (experiments, diagnosis)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -29,6 +30,10 @@ import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
 
 const DELAY_MS = 1000;
+/** The one-host phase: its delay, pages and length. */
+const ONE_HOST = { delayMs: 50, pages: 3000, ms: 30_000 };
+/** The D = 1,000 phase runs unless BENCH_D1000=0. */
+const RUN_D1000 = process.env.BENCH_D1000 !== '0';
 const TARGET_PAGES = Number(process.env.BENCH_PAGES ?? 100_000);
 const WARMUP_MS = 5000;
 const SAMPLE_MS = 10_000;
@@ -152,6 +157,7 @@ async function idleRss(server: RedisServer): Promise<number> {
 
 interface PhaseResult {
   hosts: number;
+  delayMs: number;
   pages: number;
   seconds: number;
   rate: number;
@@ -168,6 +174,7 @@ async function phase(
   hosts: number,
   pagesPerHost: number,
   stop: { pages?: number; ms?: number },
+  delayMs = DELAY_MS,
 ): Promise<PhaseResult> {
   const web = await startWeb(hosts, pagesPerHost);
   const podId = `bench-${hosts}`;
@@ -180,7 +187,7 @@ async function phase(
     POD_ID: podId,
     KEY_PREFIX: prefix,
     CONCURRENCY: '256',
-    MIN_DELAY_MS: String(DELAY_MS),
+    MIN_DELAY_MS: String(delayMs),
     RESOLVE: '*.test:127.0.0.1',
     RESULTS_MAX_LEN: '10000',
     LOG_LEVEL: 'warn',
@@ -225,10 +232,11 @@ async function phase(
   const podCpuMs = (endProbe.cpuUs - startProbe.cpuUs) / 1000;
   return {
     hosts,
+    delayMs,
     pages: n,
     seconds,
     rate: n / seconds,
-    fraction: n / seconds / (hosts / (DELAY_MS / 1000)),
+    fraction: n / seconds / (hosts / (delayMs / 1000)),
     podCpuMsPerPage: podCpuMs / n,
     cpuMsPerPage: (podCpuMs + end.redis - start.redis) / n,
     rss,
@@ -255,22 +263,29 @@ const server = await startRedis();
 try {
   const idle = await idleRss(server);
   const results: PhaseResult[] = [];
+  if (process.env.BENCH_D1 !== '0') {
+    results.push(await phase(server, 1, ONE_HOST.pages, { ms: ONE_HOST.ms }, ONE_HOST.delayMs));
+  }
   if (process.env.BENCH_D200 !== '0') results.push(await phase(server, 200, 60, { ms: 40_000 }));
-  results.push(
-    await phase(server, 1000, Math.ceil((TARGET_PAGES * 1.3) / 1000) + 10, { pages: TARGET_PAGES }),
-  );
+  if (RUN_D1000) {
+    results.push(
+      await phase(server, 1000, Math.ceil((TARGET_PAGES * 1.3) / 1000) + 10, {
+        pages: TARGET_PAGES,
+      }),
+    );
+  }
   console.log(
-    `one pod process (${RUNTIMES[RUNTIME]}), per-host delay d = ${DELAY_MS} ms; test web and redis-server in their own processes`,
+    `one pod process (${RUNTIMES[RUNTIME]}), per-host delay d as listed; test web and redis-server in their own processes`,
   );
   console.log(`pod NODE_OPTIONS: ${POD_NODE_OPTIONS || '(none: V8 defaults)'}`);
   if (process.env.BENCH_NODE_FLAGS) console.log(`pod node flags: ${process.env.BENCH_NODE_FLAGS}`);
   console.log(`idle pod process (modules loaded, nothing crawled): RSS ${idle} MB`);
   console.log(
-    'hosts  pages    s      pages/s  bound  fraction  cpu ms/page (pod+redis)  pod ms/page',
+    'hosts  d ms  pages    s      pages/s  bound  fraction  ms/request  cpu ms/page (pod+redis)  pod ms/page',
   );
   for (const r of results) {
     console.log(
-      `${String(r.hosts).padEnd(6)} ${String(r.pages).padEnd(8)} ${r.seconds.toFixed(0).padEnd(6)} ${r.rate.toFixed(1).padEnd(8)} ${String(r.hosts).padEnd(6)} ${r.fraction.toFixed(3).padEnd(9)} ${r.cpuMsPerPage.toFixed(2).padEnd(24)} ${r.podCpuMsPerPage.toFixed(2)}`,
+      `${String(r.hosts).padEnd(6)} ${String(r.delayMs).padEnd(5)} ${String(r.pages).padEnd(8)} ${r.seconds.toFixed(0).padEnd(6)} ${r.rate.toFixed(1).padEnd(8)} ${String(r.hosts / (r.delayMs / 1000)).padEnd(6)} ${r.fraction.toFixed(3).padEnd(9)} ${(r.delayMs / r.fraction - r.delayMs).toFixed(1).padEnd(11)} ${r.cpuMsPerPage.toFixed(2).padEnd(24)} ${r.podCpuMsPerPage.toFixed(2)}`,
     );
   }
   for (const r of results) {

@@ -41,7 +41,7 @@ import { LinkEnqueuer } from './pipeline/link-enqueuer.js';
 import { LinkFilter } from './pipeline/link-filter.js';
 import { RobotsStage } from './pipeline/robots-stage.js';
 import { SendGateStage } from './pipeline/send-gate-stage.js';
-import { type CompleteItem, Settler } from './pipeline/settle.js';
+import { type CompleteItem, completeSinceSent, Settler } from './pipeline/settle.js';
 import type { LeaseStage } from './pipeline/stage.js';
 import { VetAddressStage } from './pipeline/vet-address.js';
 import { PodCounters } from './pod-counters.js';
@@ -268,7 +268,11 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       })
     : undefined;
   const enqueuer = new LinkEnqueuer({ frontier: writes, pod: s.podId, onWoken: poke });
-  const completer = new Batcher((items: CompleteItem[]) => writes.completeMany(items), 3, 200);
+  const completer = new Batcher(
+    (items: CompleteItem[]) => writes.completeMany(completeSinceSent(items)),
+    3,
+    200,
+  );
   const links = new LinkFilter({
     scope: new LinkScope({
       sameDomainOnly: s.sameDomainOnly,

@@ -29,7 +29,10 @@ export class FetchStage implements LeaseStage {
     try {
       ctx.outcome = await this.#fetcher.fetch(ctx.lease.url, {
         signal: ctx.signal,
-        onSent: pass.sent,
+        onSent: (atMs) => {
+          ctx.sentAtPerfMs = performance.now();
+          pass.sent(atMs);
+        },
         keepBody: sitemap || this.#keepAllBodies ? 'always' : 'html',
         headers: conditionalHeaders(leaseValidators(ctx.lease)),
         // SHA-1 runs at well over 1 GB/s: cheap next to the fetch, so every 2xx is hashed.

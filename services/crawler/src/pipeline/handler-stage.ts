@@ -65,7 +65,12 @@ export class HandlerStage implements LeaseStage {
     }
     const { lease } = ctx;
     try {
-      await this.#o.frontier.freeSlot(lease, { durationMs: durationOf(outcome) });
+      await this.#o.frontier.freeSlot(lease, {
+        durationMs: durationOf(outcome),
+        ...(ctx.sentAtPerfMs === undefined
+          ? {}
+          : { sinceSentMs: Math.max(0, Math.floor(performance.now() - ctx.sentAtPerfMs)) }),
+      });
     } catch (error) {
       // Reaped after a stall: another pod fetches the page again, and runs the handler there;
       // the settlement reports this one lost.

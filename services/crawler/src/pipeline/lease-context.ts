@@ -42,6 +42,11 @@ export interface LeaseContext {
   robots?: RobotsLoadResult;
   /** The send gate's pass for the page request (send-gate stage; closed by the fetch). */
   pass?: GatePass;
+  /**
+   * When the page request was sent, by `performance.now()` (fetch stage): the completion
+   * tells the frontier how long ago that was, so the host's next slot counts from the send.
+   */
+  sentAtPerfMs?: number;
   /** The page's fetch outcome (fetch stage). */
   outcome?: FetchOutcome;
   /** Where the response was archived (archive stage), for the result. */

@@ -30,10 +30,30 @@ const ROBOTS_MIN_HOLD_MS = 1000;
 /** Longest error message kept in a result. */
 const MAX_MESSAGE = 300;
 
-/** One lease completion, as the frontier's `completeMany` takes it. */
+/**
+ * One lease completion, as the frontier's `completeMany` takes it, plus when its request was
+ * sent (`performance.now()`), turned into `sinceSentMs` by {@link completeSinceSent}.
+ */
 export interface CompleteItem {
   lease: Lease;
   result: { status: number; bytes: number; durationMs: number; links: number } & Revalidation;
+  sentAtPerfMs?: number;
+}
+
+/**
+ * The batch as `completeMany` takes it, each result with `sinceSentMs` measured now: at the
+ * flush, right before the call goes to Redis, so the time a completion waited in the batch
+ * counts too (measured any earlier the host's next slot would come later than it may).
+ */
+export function completeSinceSent(items: readonly CompleteItem[]) {
+  const now = performance.now();
+  return items.map(({ lease, result, sentAtPerfMs }) => ({
+    lease,
+    result:
+      sentAtPerfMs === undefined
+        ? result
+        : { ...result, sinceSentMs: Math.max(0, Math.floor(now - sentAtPerfMs)) },
+  }));
 }
 
 /** Options of {@link Settler}. */
@@ -87,6 +107,7 @@ export class Settler {
           links: ctx.links.length,
           ...revalidate(leaseValidators(ctx.lease), outcome),
         },
+        ...(ctx.sentAtPerfMs === undefined ? {} : { sentAtPerfMs: ctx.sentAtPerfMs }),
       },
     ]);
     counters.bytes += outcome.bytes;

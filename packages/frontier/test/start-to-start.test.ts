@@ -1,0 +1,58 @@
+/**
+ * complete's `sinceSentMs`: the host's next_allowed_at counts the delay from the request's
+ * send (completion time minus the duration), never from before the claim, whatever duration
+ * a caller passes. Checked in the host state Redis holds.
+ */
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { frontierFixture } from './frontier-fixture.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('complete sinceSentMs', () => {
+  const { connect, make } = frontierFixture('ss');
+  const redisNow = async (redis: Redis) => {
+    const [sec, usec] = await redis.time();
+    return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+  };
+  const nextAllowed = async (redis: Redis, keys: ReturnType<typeof make>['keys']) =>
+    Number(await redis.hget(keys.hostState('ss-test.com', 'www.ss-test.com'), 'n'));
+
+  it('moves next_allowed_at to send + delay, not completion + delay', async () => {
+    const redis = connect();
+    const { frontier, keys } = make({ defaultDelayMs: 400 });
+    await frontier.enqueue(['https://www.ss-test.com/1', 'https://www.ss-test.com/2']);
+    const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
+    await sleep(300);
+    const before = await redisNow(redis);
+    await frontier.complete(lease!, { sinceSentMs: 250 });
+    const after = await redisNow(redis);
+    const n = await nextAllowed(redis, keys);
+    // The claim reserved claimedAt + 400; the send 250 ms before the completion is later.
+    expect(n).toBeGreaterThanOrEqual(before - 250 + 400);
+    expect(n).toBeLessThanOrEqual(after - 250 + 400);
+    expect(n).toBeLessThan(before + 400);
+  });
+
+  it('a duration reaching before the claim leaves the claim reservation', async () => {
+    const redis = connect();
+    const { frontier, keys } = make({ defaultDelayMs: 400 });
+    await frontier.enqueue(['https://www.ss-test.com/1', 'https://www.ss-test.com/2']);
+    const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
+    const reserved = await nextAllowed(redis, keys);
+    expect(reserved).toBe(lease!.claimedAtMs + 400);
+    await sleep(50);
+    await frontier.complete(lease!, { sinceSentMs: 10_000_000 });
+    expect(await nextAllowed(redis, keys)).toBe(reserved);
+    // Nothing is claimable before the reservation.
+    expect((await frontier.claim({ pod: 'pod-a' })).leases).toEqual([]);
+  });
+
+  it('rejects a negative or fractional duration, naming it', async () => {
+    const { frontier } = make();
+    await frontier.enqueue(['https://www.ss-test.com/1']);
+    const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
+    await expect(frontier.complete(lease!, { sinceSentMs: -1 })).rejects.toThrow(/sinceSentMs/);
+    await expect(frontier.complete(lease!, { sinceSentMs: 1.5 })).rejects.toThrow(/sinceSentMs/);
+  });
+});
