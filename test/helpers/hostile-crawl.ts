@@ -39,7 +39,8 @@ export const HOSTILE_WEB: StartTestWebOptions = {
  * process with the pods: a busy turn of the event loop can stamp a request's arrival hundreds of
  * ms after it was sent (seen: 648 ms on a loaded machine), which shortens the gap to the next
  * request by as much; a gap between two SENDS is what the pods control. Requests without a
- * result (robots.txt) keep the server's stamp.
+ * result (robots.txt) keep the server's stamp. A send stamped after the server's arrival
+ * stamp throws: the pods' times stand in for the server's only where they agree with it.
  */
 export function sentTimeLog(
   log: readonly RequestLogEntry[],
@@ -64,6 +65,12 @@ export function sentTimeLog(
       const i = used.get(key) ?? 0;
       const sentAtMs = sends.get(key)?.[i];
       if (sentAtMs === undefined) return e;
+      // The pods' stamp is only trusted where it is consistent with what the server saw: a
+      // request arrives after it was sent (same process; the pods stamp Date.now(), the server
+      // performance.timeOrigin + now(), which may drift apart by a few ms).
+      if (sentAtMs > e.startMs + 25) {
+        throw new Error(`${key}: sent at ${sentAtMs}, after the server saw it at ${e.startMs}`);
+      }
       used.set(key, i + 1);
       return { ...e, startMs: sentAtMs };
     });
