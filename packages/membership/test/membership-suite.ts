@@ -333,6 +333,10 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       const b = fl.pod('pod-b', { settings: { minDelayMs: 300, adaptiveDelay: true } });
       await Promise.all([a.membership.start(), b.membership.start()]);
       const reader = new MembershipReader(fl.connect(), fl.prefix);
+      // The first to join learns the second's epoch by pub/sub, which may land after start().
+      await vi.waitFor(() => expect(a.membership.epoch).toBe(b.membership.epoch), {
+        timeout: 10_000,
+      });
       expect(await reader.epoch()).toBe(a.membership.epoch);
       expect(await reader.ringParams()).toEqual({ vnodes: 256, seed: 0 });
       const members = await reader.members();
