@@ -33,14 +33,18 @@ export const HOSTILE_WEB: StartTestWebOptions = {
   retryAfterS: 1,
 };
 
+/** How far the pods' clock (Date.now) and the server's (performance) may drift apart. */
+const CLOCKS_MS = 25;
+
 /**
  * The server's log with each page request's start moved to when its pod sent it (the result's
- * `sentAtMs`: the pods run in this process, on the server's clock). The test web shares the
- * process with the pods: a busy turn of the event loop can stamp a request's arrival hundreds of
- * ms after it was sent (seen: 648 ms on a loaded machine), which shortens the gap to the next
- * request by as much; a gap between two SENDS is what the pods control. Requests without a
- * result (robots.txt) keep the server's stamp. A send stamped after the server's arrival
- * stamp throws: the pods' times stand in for the server's only where they agree with it.
+ * `sentAtMs`; the pods run on this machine's clock). The test web shares a process with the
+ * pods or the test's watchers: a busy turn of its event loop can stamp a request's arrival
+ * hundreds of ms after it was sent (seen: 648 ms on a loaded machine), which shortens the gap to
+ * the next request by as much; a gap between two SENDS is what the pods control. Each arrival
+ * takes the latest unused send of its URL at or before it; requests without a result (robots.txt,
+ * a fetch cut by a kill) keep the server's stamp. Every send must find its arrival, or this
+ * throws: the pods' times stand in for the server's only where they agree with it.
  */
 export function sentTimeLog(
   log: readonly RequestLogEntry[],
@@ -56,24 +60,26 @@ export function sentTimeLog(
     sends.set(key, list);
   }
   for (const list of sends.values()) list.sort((a, b) => a - b);
-  const used = new Map<string, number>();
-  return log
+  const moved = log
     .slice()
     .sort((a, b) => a.startMs - b.startMs)
     .map((e) => {
-      const key = `${e.host}${e.path}`;
-      const i = used.get(key) ?? 0;
-      const sentAtMs = sends.get(key)?.[i];
-      if (sentAtMs === undefined) return e;
-      // The pods' stamp is only trusted where it is consistent with what the server saw: a
-      // request arrives after it was sent (same process; the pods stamp Date.now(), the server
-      // performance.timeOrigin + now(), which may drift apart by a few ms).
-      if (sentAtMs > e.startMs + 25) {
-        throw new Error(`${key}: sent at ${sentAtMs}, after the server saw it at ${e.startMs}`);
+      const list = sends.get(`${e.host}${e.path}`);
+      let latest = -1;
+      for (let i = 0; list !== undefined && i < list.length; i++) {
+        if ((list[i] as number) > e.startMs + CLOCKS_MS) break;
+        latest = i;
       }
-      used.set(key, i + 1);
-      return { ...e, startMs: sentAtMs };
+      if (list === undefined || latest < 0) return e;
+      const [sentAtMs] = list.splice(latest, 1);
+      return { ...e, startMs: sentAtMs as number };
     });
+  const unmatched = [...sends].filter(([, list]) => list.length > 0);
+  if (unmatched.length > 0) {
+    const [key, list] = unmatched[0] as [string, number[]];
+    throw new Error(`${key}: sent at ${list.join(', ')} but the server saw no request then`);
+  }
+  return moved;
 }
 
 /** Every result of a crawl, read from the stream with a fresh consumer group. */
