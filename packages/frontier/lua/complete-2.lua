@@ -47,13 +47,12 @@ end
 local _, who, _, level, entry = lease_parse(v)
 if who ~= holder then return { 2, 0, '', 0 } end
 local now = now_ms()
-local skey = hkey(root, host, 's')
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
--- Freed earlier (free-slot-2.lua): f and the host's politeness were settled then.
+-- Freed earlier (free-slot-2.lua): in flight and the host's politeness were settled then.
 local freed = lease_slot_freed(root, host, field)
-if not freed then redis.call('HINCRBY', skey, 'f', -1) end
+if not freed then flight_add(root, host, -1) end
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'ok', 1)
 redis.call('HINCRBY', dkey, 'bytes', tonumber(ARGV[4]))

@@ -57,14 +57,13 @@ end
 local _, who, _, level, entry = lease_parse(v)
 if who ~= holder then return { 2, '', 0, 0, '' } end
 local now = now_ms()
-local skey = hkey(root, host, 's')
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
 -- Freed earlier (free-slot-2.lua): the fetch got its answer and the host was settled then;
 -- what failed since (the page handler) is not the host's doing: no backoff, no delay.
 freed = lease_slot_freed(root, host, field)
-if freed then sent = false else redis.call('HINCRBY', skey, 'f', -1) end
+if freed then sent = false else flight_add(root, host, -1) end
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'err', 1)
 if retryable and sent then

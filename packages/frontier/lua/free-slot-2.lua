@@ -42,7 +42,7 @@ if who ~= holder then return { 2, 0, '' } end
 local default_delay = tonumber(ARGV[7])
 if redis.call('SADD', hkey(root, host, 'U'), field) == 1 then
   local now = now_ms()
-  redis.call('HINCRBY', hkey(root, host, 's'), 'f', -1)
+  flight_add(root, host, -1)
   local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
   redis.call('HDEL', pk, 'fc', 'bo')
   local st = host_state(root, host)

@@ -4,7 +4,8 @@
  * crawl's keys (checked with SCAN afterwards), refuses the default crawl, and a crawl being
  * deleted refuses seeds. Bad ids are one usage line.
  */
-import { CrawlRegistry, RedisFrontier } from '@shardline/frontier';
+import { CrawlRegistry, crawlKeyPrefix, RedisFrontier } from '@shardline/frontier';
+import { Membership } from '@shardline/membership';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
@@ -168,5 +169,39 @@ describe('crawl ids on the command line', () => {
       crawls: { crawlId: string }[];
     };
     expect(list.crawls.map((c) => c.crawlId)).toEqual(['default', 'alpha']);
+  });
+
+  it('refuses to delete a crawl whose pods are live, unless --force', async () => {
+    const crawlPrefix = crawlKeyPrefix(PREFIX, 'gamma');
+    const client = new Redis(server.url);
+    const frontier = new RedisFrontier({
+      redis: client,
+      prefix: PREFIX,
+      crawlId: 'gamma',
+      ownerOf: () => 'live-1',
+    });
+    await frontier.enqueue(['https://g.example/']);
+    const membership = new Membership({
+      redis: client,
+      podId: 'live-1',
+      prefix: crawlPrefix,
+      frontier,
+      sessionTimeoutMs: 10_000,
+    });
+    await membership.start();
+    try {
+      const refused = await admin(['crawl', 'delete', 'gamma']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /crawl "gamma" has 1 live pod\(s\) \(live-1\): stop them first, or pass --force/,
+      );
+      expect((await frontier.inspector.domainStats('g.example')).queued).toBe(1);
+      const forced = await admin(['crawl', 'delete', 'gamma', '--force']);
+      expect(forced.code).toBe(0);
+      expect((await frontier.inspector.domainStats('g.example')).queued).toBe(0);
+    } finally {
+      await membership.stop({ graceful: false });
+      client.disconnect();
+    }
   });
 });

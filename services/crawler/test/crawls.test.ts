@@ -1,7 +1,7 @@
 /**
  * Crawls (namespaces) in running pods, judged by the server's own request log: two pods of two
- * crawls fetching the same host at once never start requests closer than its delay (the delay
- * is the host's, shared by every crawl); each crawl fetches the same URL once (its own
+ * crawls fetching the same host at once never start requests closer than its delay, nor run
+ * more at once than its concurrency (both are the host's, shared by every crawl); each crawl fetches the same URL once (its own
  * seen-set), counts in its own counters and writes its own results stream; pausing a domain in
  * one crawl leaves the other crawl fetching it.
  */
@@ -90,6 +90,28 @@ describe('crawls in running pods', () => {
         expect(await redis.xlen(`${prefix}:c:two:results`)).toBe(4);
       }, WAIT);
       expect(await redis.exists(`${prefix}:results`)).toBe(0);
+    } finally {
+      await Promise.all(pods.map((p) => p.stop()));
+      await web.close();
+    }
+  }, 60_000);
+
+  it('two crawls of one host keep to its concurrency together', async () => {
+    const web = await startLoggingServer('127.0.0.4', { responseDelayMs: 150 });
+    const { pods } = podsOf(['left', 'right'], web, ['busy.test'], {
+      minDelayMs: 0,
+      perHostConcurrency: 1,
+    });
+    try {
+      const urls = [1, 2, 3].map((i) => `${web.origin('busy.test')}/p${i}`);
+      for (const pod of pods) await pod.seed(urls);
+      await Promise.all(pods.map((p) => p.start()));
+      await vi.waitFor(() => expect(pages(web).filter((e) => e.endMs > 0)).toHaveLength(6), WAIT);
+      const sorted = pages(web).sort((x, y) => x.startMs - y.startMs);
+      for (let i = 1; i < sorted.length; i++) {
+        // One request at a time to the host, whichever crawl sent it.
+        expect(sorted[i]!.startMs).toBeGreaterThanOrEqual(sorted[i - 1]!.endMs - SLACK_MS);
+      }
     } finally {
       await Promise.all(pods.map((p) => p.stop()));
       await web.close();

@@ -10,9 +10,7 @@ local function lease_requeue(root, domain_key, host, field, now, max_retries, de
   if not v then return nil end
   redis.call('HDEL', lk, field)
   redis.call('ZREM', hkey(root, host, 'D'), field)
-  if not lease_slot_freed(root, host, field) then
-    redis.call('HINCRBY', hkey(root, host, 's'), 'f', -1)
-  end
+  if not lease_slot_freed(root, host, field) then flight_add(root, host, -1) end
   redis.call('HINCRBY', domain_key, 'f', -1)
   redis.call('HINCRBY', domain_key, 'rep', 1)
   local _, holder, _, level, entry = lease_parse(v)

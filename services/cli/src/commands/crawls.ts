@@ -68,7 +68,10 @@ export function registerCrawlAdminCommands(crawl: Command, ctx: CliContext): voi
       )
       .argument('<id>', 'the crawl to delete (not "default")', crawlIdOption)
       .option('--prefix <prefix>', PREFIX_HELP)
-      .option('--force', 'delete even while pods of the crawl are live (they will fail)')
+      .option(
+        '--force',
+        'delete even while pods of the crawl are live (their new URLs are refused meanwhile; stop them)',
+      )
       .addOption(
         new Option('--batch <n>', 'domains deleted per step')
           .argParser(integerIn(1, 10_000))
