@@ -71,7 +71,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       onLease: (lease: Lease) => Promise<void>,
       done: () => boolean,
       max = 4,
-      deadline = Date.now() + 40_000,
+      deadline = Date.now() + 100_000,
     ) {
       while (!done()) {
         if (Date.now() > deadline) throw new Error(`claimer ${pod} timed out`);
