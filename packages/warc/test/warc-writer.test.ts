@@ -277,6 +277,21 @@ describe('WarcWriter', () => {
     expect(membersOf(path)).toHaveLength(3);
   });
 
+  it('repairs files written at any gzipLevel (the gzip header differs by level)', async () => {
+    for (const gzipLevel of [1, 6, 9]) {
+      const writer = await WarcWriter.open({ dir, pod: `l${gzipLevel}`, gzipLevel });
+      const at = await writer.write(exchange('/1', 'one '.repeat(200)));
+      const path = join(dir, `${at.file}.open`);
+      const size = statSync(path).size;
+      appendFileSync(path, readFileSync(path).subarray(at.offset, at.offset + 20));
+      expect(await repairFile(path)).toMatchObject({ bytesBefore: size + 20, bytesAfter: size });
+      expect(membersOf(path).map((r) => r.type)).toEqual(['warcinfo', 'response', 'request']);
+    }
+    await expect(WarcWriter.open({ dir, pod: 'p', gzipLevel: 0 })).rejects.toThrow(
+      /WarcWriterOptions\.gzipLevel must be an integer from 1 to 9/,
+    );
+  });
+
   it('refuses bad options with the option named', async () => {
     await expect(WarcWriter.open({ dir, pod: 'bad/pod' })).rejects.toThrow(
       /WarcWriterOptions\.pod must be/,
