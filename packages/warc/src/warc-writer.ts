@@ -59,16 +59,26 @@ export interface WarcWriterStats {
   repaired: RepairReport[];
 }
 
-/** A pair of gzipped records waiting for its append. */
-interface PendingPair {
+/** The gzipped response and request records of one exchange. */
+interface BuiltPair {
   response: Buffer;
   request: Buffer;
+}
+
+/** A pair waiting for its append. */
+interface PendingPair extends BuiltPair {
   resolve: (location: WarcLocation) => void;
   reject: (error: unknown) => void;
 }
 
-function pairBytes(pair: PendingPair): number {
+function pairBytes(pair: BuiltPair): number {
   return pair.response.length + pair.request.length;
+}
+
+function ioError(error: unknown): WarcError {
+  return error instanceof WarcError
+    ? error
+    : new WarcError(WarcErrorCode.IO, `WARC write failed: ${(error as Error).message}`, error);
 }
 
 function closedError(): WarcError {
@@ -97,6 +107,8 @@ export class WarcWriter {
   #tail: Promise<unknown> = Promise.resolve();
   // Pairs built and waiting for the next append.
   #pending: PendingPair[] = [];
+  // Tasks (appends, open, close) queued or running: a write appends at once only when none is.
+  #queued = 0;
   #closed = false;
   readonly #stats: WarcWriterStats = {
     records: 0,
@@ -166,8 +178,24 @@ export class WarcWriter {
   async write(exchange: WarcExchange): Promise<WarcLocation> {
     if (this.#closed) throw closedError();
     // Built and compressed outside the queue: only the append itself is serialised.
-    const [response, request] = await exchangeRecords(exchange, this.#gzipLevel);
+    const built = exchangeRecords(exchange, this.#gzipLevel);
+    const [response, request] = Array.isArray(built) ? built : await built;
     if (this.#closed) throw closedError();
+    const file = this.#current;
+    if (
+      this.#queued === 0 &&
+      file &&
+      file.size + response.length + request.length <= this.#maxFileBytes
+    ) {
+      // Nothing queued ahead and room in the open file: append at once (the write is
+      // synchronous, so nothing can come between the check and the append).
+      try {
+        return this.#append(file, [{ response, request }])[0]!;
+      } catch (error) {
+        this.#stats.errors += 1;
+        throw ioError(error);
+      }
+    }
     return new Promise<WarcLocation>((resolve, reject) => {
       this.#pending.push({ response, request, resolve, reject });
       // The first one waiting schedules the append; later ones join its batch.
@@ -183,9 +211,29 @@ export class WarcWriter {
   }
 
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#tail.then(task);
+    this.#queued += 1;
+    const run = this.#tail.then(task).finally(() => {
+      this.#queued -= 1;
+    });
     this.#tail = run.catch(() => undefined);
     return run;
+  }
+
+  /** Appends `pairs` at the end of `file`, in one write; returns where each response record went. */
+  #append(file: OpenFile, pairs: ReadonlyArray<BuiltPair>): WarcLocation[] {
+    const buffers: Buffer[] = [];
+    const locations: WarcLocation[] = [];
+    let size = file.size;
+    for (const { response, request } of pairs) {
+      buffers.push(response, request);
+      locations.push({ file: file.name, offset: size, length: response.length });
+      size += response.length + request.length;
+    }
+    writeAll(file.handle, buffers, file.size);
+    this.#stats.bytes += size - file.size;
+    this.#stats.records += 2 * pairs.length;
+    file.size = size;
+    return locations;
   }
 
   /**
@@ -205,37 +253,22 @@ export class WarcWriter {
           file = undefined;
         }
         file ??= await this.#openNext();
-        const buffers: Buffer[] = [];
-        const placed: Array<[PendingPair, number]> = [];
-        let size = file.size;
-        for (let i = next; i < batch.length; i++) {
-          const pair = batch[i]!;
-          // A pair bigger than a whole file still goes in (alone).
-          if (i > next && size + pairBytes(pair) > this.#maxFileBytes) break;
-          placed.push([pair, size]);
-          buffers.push(pair.response, pair.request);
-          size += pairBytes(pair);
+        let end = next + 1;
+        let size = file.size + pairBytes(first);
+        // As many as the file takes; a pair bigger than a whole file still goes in (alone).
+        while (end < batch.length && size + pairBytes(batch[end]!) <= this.#maxFileBytes) {
+          size += pairBytes(batch[end]!);
+          end += 1;
         }
-        writeAll(file.handle, buffers, file.size);
-        this.#stats.bytes += size - file.size;
-        this.#stats.records += 2 * placed.length;
-        file.size = size;
-        for (const [pair, offset] of placed) {
-          pair.resolve({ file: file.name, offset, length: pair.response.length });
-        }
-        next += placed.length;
+        const placed = batch.slice(next, end);
+        const locations = this.#append(file, placed);
+        placed.forEach((pair, k) => pair.resolve(locations[k]!));
+        next = end;
       }
     } catch (error) {
       const failed = batch.slice(next);
       this.#stats.errors += failed.length;
-      const wrapped =
-        error instanceof WarcError
-          ? error
-          : new WarcError(
-              WarcErrorCode.IO,
-              `WARC write failed: ${(error as Error).message}`,
-              error,
-            );
+      const wrapped = ioError(error);
       for (const pair of failed) pair.reject(wrapped);
     }
   }

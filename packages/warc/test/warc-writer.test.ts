@@ -1,8 +1,11 @@
 import {
   appendFileSync,
+  closeSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -290,6 +293,39 @@ describe('WarcWriter', () => {
     await expect(WarcWriter.open({ dir, pod: 'p', gzipLevel: 0 })).rejects.toThrow(
       /WarcWriterOptions\.gzipLevel must be an integer from 1 to 9/,
     );
+  });
+
+  it('rejects a write the OS refuses with SHARDLINE_ERR_WARC_IO, counted', async () => {
+    const writer = await WarcWriter.open({ dir, pod: 'p' });
+    const first = await writer.write(exchange('/1', 'one'));
+    // Take the file away under the writer: its descriptor closed, as a failing disk would.
+    const open = join(dir, `${first.file}.open`);
+    const fd = readdirSync('/proc/self/fd').find((n) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${n}`) === open;
+      } catch {
+        return false;
+      }
+    });
+    expect(fd).toBeDefined();
+    // Its number now names /dev/null, read-only (open takes the lowest free number), so the
+    // writer's later calls on it fail or touch nothing of anyone else's.
+    closeSync(Number(fd));
+    const extra: number[] = [];
+    for (
+      let got = openSync('/dev/null', 'r');
+      got !== Number(fd);
+      got = openSync('/dev/null', 'r')
+    ) {
+      extra.push(got);
+    }
+    for (const other of extra) closeSync(other);
+    await expect(writer.write(exchange('/2', 'two'))).rejects.toMatchObject({
+      code: WarcErrorCode.IO,
+      message: expect.stringMatching(/^WARC write failed: /),
+    });
+    expect(writer.stats()).toMatchObject({ errors: 1, records: 3 });
+    await writer.close().catch(() => undefined);
   });
 
   it('refuses bad options with the option named', async () => {
