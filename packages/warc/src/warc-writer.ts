@@ -262,7 +262,7 @@ export class WarcWriter {
         }
         const placed = batch.slice(next, end);
         const locations = this.#append(file, placed);
-        placed.forEach((pair, k) => pair.resolve(locations[k]!));
+        for (const [k, pair] of placed.entries()) pair.resolve(locations[k]!);
         next = end;
       }
     } catch (error) {
