@@ -23,7 +23,7 @@ import { startTestWeb, type TestWeb } from '../web/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DELAY_MS = 250;
-const HANDLER_SLEEP_MS = 1500;
+const HANDLER_SLEEP_MS = 3000;
 
 let web: TestWeb;
 let server: RedisServer;

@@ -2,10 +2,12 @@
  * `npm run bench -- warc/bench/writer`: what one archived page costs the writer. Baseline: the
  * same request/response pair built and serialised by warcio's `WARCRecord` / `WARCSerializer`
  * (how the writer built records until it wrote them directly; digests preset from node:crypto
- * as it did then), gzipped alike. Measured in the same run, alternating rounds so load on a
- * shared machine hits both: records built per second, CPU µs per pair (process CPU, so zlib's
- * and the GC's threads count too), and `WarcWriter.write` end to end (build + append to a file).
- * Bodies: HTML-like text of 5 KB (the test web's pages) and 50 KB.
+ * as it did then) and gzipped at zlib's default level 6, as it was. Then the direct serialiser
+ * at level 6 (the serialiser's share) and at level 1 (the default now: the level's share), and
+ * `WarcWriter.write` end to end (build + append to a file). Measured in the same run,
+ * alternating rounds so load on a shared machine hits all: pairs per second, CPU µs per pair
+ * (process CPU, so zlib's and the GC's threads count too), gzipped bytes per pair.
+ * Bodies: HTML-like text of 2 KB (about the test web's pages), 5 KB and 50 KB.
  *
  *   npm run bench -- warc/bench/writer
  *   BENCH_WARC_PAIRS=20000 BENCH_WARC_ROUNDS=5 npm run bench -- warc/bench/writer
@@ -130,14 +132,19 @@ interface Figure {
   cpuUsPerPair: number;
 }
 
-async function measure(run: (i: number) => unknown): Promise<Figure> {
-  for (let i = 0; i < 200; i++) await run(i);
+async function measure(pairs: number, run: (i: number) => unknown): Promise<Figure> {
+  for (let i = 0; i < 100; i++) await run(i);
   const cpu = process.cpuUsage();
   const started = performance.now();
-  for (let i = 0; i < PAIRS; i++) await run(i);
+  for (let i = 0; i < pairs; i++) await run(i);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  return { pairsPerSec: (PAIRS / ms) * 1000, cpuUsPerPair: (used.user + used.system) / PAIRS };
+  return { pairsPerSec: (pairs / ms) * 1000, cpuUsPerPair: (used.user + used.system) / pairs };
+}
+
+async function bytesOf(pair: Promise<[Buffer, Buffer]> | [Buffer, Buffer]): Promise<number> {
+  const [response, request] = await pair;
+  return response.length + request.length;
 }
 
 function median(values: number[]): number {
@@ -148,36 +155,47 @@ function median(values: number[]): number {
 const dir = mkdtempSync(join(tmpdir(), 'warc-writer-bench-'));
 try {
   console.log(
-    `${PAIRS} request/response pairs per round, ${ROUNDS} alternating rounds, median of the rounds`,
+    `${PAIRS} request/response pairs per round (50 KB: a tenth), ${ROUNDS} alternating rounds, median of the rounds`,
   );
   console.log(
-    'body    contender                          pairs/s   CPU µs/pair  ratio to warcio (CPU)',
+    'body    contender                              pairs/s  CPU µs/pair  ratio (CPU)  gz bytes/pair',
   );
-  for (const size of [5_000, 50_000]) {
+  for (const size of [2_000, 5_000, 50_000]) {
+    const pairs = size > 10_000 ? Math.ceil(PAIRS / 10) : PAIRS;
     const bodies = Array.from({ length: 16 }, (_, i) => page(size, i));
     const exchanges = bodies.map((body, i) => exchange(body, i));
-    const figures: Record<string, Figure[]> = { warcio: [], direct: [], writer: [] };
+    const contenders: Array<[string, (i: number) => unknown, number | undefined]> = [
+      ['baseline: warcio build, gzip 6 (before)', (i) => warcioPair(exchanges[i % 16]!), undefined],
+      ['direct serialiser, gzip 6', (i) => exchangeRecords(exchanges[i % 16]!, 6), 6],
+      ['direct serialiser, gzip 1 (now)', (i) => exchangeRecords(exchanges[i % 16]!, 1), 1],
+    ];
+    const figures = new Map<string, Figure[]>();
     for (let round = 0; round < ROUNDS; round++) {
-      global.gc?.();
-      figures.warcio!.push(await measure((i) => warcioPair(exchanges[i % 16]!)));
-      global.gc?.();
-      figures.direct!.push(await measure((i) => exchangeRecords(exchanges[i % 16]!)));
+      for (const [name, run] of contenders) {
+        global.gc?.();
+        figures.set(name, [...(figures.get(name) ?? []), await measure(pairs, run)]);
+      }
       global.gc?.();
       const writer = await WarcWriter.open({ dir, pod: `bench-${size}-${round}` });
-      figures.writer!.push(await measure((i) => writer.write(exchanges[i % 16]!)));
+      const name = 'WarcWriter.write, gzip 1 (now)';
+      figures.set(name, [
+        ...(figures.get(name) ?? []),
+        await measure(pairs, (i) => writer.write(exchanges[i % 16]!)),
+      ]);
       await writer.close();
     }
-    const base = median(figures.warcio!.map((f) => f.cpuUsPerPair));
-    const labels: Record<string, string> = {
-      warcio: 'baseline: warcio build + serialise',
-      direct: 'direct serialiser (exchangeRecords)',
-      writer: 'WarcWriter.write (build + append)',
-    };
-    for (const [name, list] of Object.entries(figures)) {
+    const sizes = new Map<string, number>([
+      [contenders[0]![0], await bytesOf(warcioPair(exchanges[0]!))],
+      [contenders[1]![0], await bytesOf(exchangeRecords(exchanges[0]!, 6))],
+      [contenders[2]![0], await bytesOf(exchangeRecords(exchanges[0]!, 1))],
+      ['WarcWriter.write, gzip 1 (now)', await bytesOf(exchangeRecords(exchanges[0]!, 1))],
+    ]);
+    const base = median(figures.get(contenders[0]![0])!.map((f) => f.cpuUsPerPair));
+    for (const [name, list] of figures) {
       const rate = median(list.map((f) => f.pairsPerSec));
       const cpu = median(list.map((f) => f.cpuUsPerPair));
       console.log(
-        `${`${size / 1000} KB`.padEnd(7)} ${labels[name]!.padEnd(34)} ${rate.toFixed(0).padStart(7)}   ${cpu.toFixed(1).padStart(11)}  ${(cpu / base).toFixed(2)}`,
+        `${`${size / 1000} KB`.padEnd(7)} ${name.padEnd(39)} ${rate.toFixed(0).padStart(7)}  ${cpu.toFixed(1).padStart(11)}  ${(cpu / base).toFixed(2).padStart(11)}  ${String(sizes.get(name)).padStart(13)}`,
       );
     }
   }

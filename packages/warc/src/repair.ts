@@ -7,8 +7,24 @@
 import { open } from 'node:fs/promises';
 import { gunzipSync, gzipSync, inflateRawSync } from 'node:zlib';
 
-/** The 10-byte header node:zlib writes on every member (no name, no mtime, this OS). */
+/**
+ * The 10-byte header node:zlib writes on every member (no name, no mtime, this OS). Byte 8
+ * (XFL) says how hard the member was compressed: 0, 2 (level 9) or 4 (level 1); the rest is
+ * fixed.
+ */
 const MEMBER_HEADER = gzipSync(Buffer.alloc(0)).subarray(0, 10);
+const MEMBER_PREFIX = MEMBER_HEADER.subarray(0, 8);
+const XFL_VALUES = new Set([0, 2, 4]);
+
+/** Whether a member header starts at `at` of `bytes`. */
+function isMemberHeader(bytes: Buffer, at: number): boolean {
+  return (
+    at + MEMBER_HEADER.length <= bytes.length &&
+    bytes.subarray(at, at + MEMBER_PREFIX.length).equals(MEMBER_PREFIX) &&
+    XFL_VALUES.has(bytes[at + 8]!) &&
+    bytes[at + 9] === MEMBER_HEADER[9]
+  );
+}
 const TRAILER_BYTES = 8;
 /** How far back each step of the scan reads. */
 const SCAN_WINDOW = 1 << 20;
@@ -28,7 +44,7 @@ export interface RepairReport {
  */
 export function completeMemberLength(bytes: Buffer): number | undefined {
   if (bytes.length < MEMBER_HEADER.length + TRAILER_BYTES) return undefined;
-  if (!bytes.subarray(0, MEMBER_HEADER.length).equals(MEMBER_HEADER)) return undefined;
+  if (!isMemberHeader(bytes, 0)) return undefined;
   try {
     const { engine } = inflateRawSync(bytes.subarray(MEMBER_HEADER.length), {
       info: true,
@@ -87,8 +103,10 @@ async function lastHeaderBefore(
     const length = Math.min(end, to + MEMBER_HEADER.length - 1) - from;
     const window = Buffer.alloc(length);
     await file.read(window, 0, length, from);
-    const at = window.lastIndexOf(MEMBER_HEADER);
-    if (at >= 0 && from + at < end) return from + at;
+    for (let at = window.lastIndexOf(MEMBER_PREFIX); at >= 0; ) {
+      if (isMemberHeader(window, at) && from + at < end) return from + at;
+      at = at === 0 ? -1 : window.lastIndexOf(MEMBER_PREFIX, at - 1);
+    }
     to = from;
   }
   return -1;

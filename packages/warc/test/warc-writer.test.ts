@@ -1,8 +1,11 @@
 import {
   appendFileSync,
+  closeSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -275,6 +278,53 @@ describe('WarcWriter', () => {
     appendFileSync(path, Buffer.from([0x1f, 0x8b, 0x08]));
     expect(await repairFile(path)).toMatchObject({ bytesBefore: size + 3, bytesAfter: size });
     expect(membersOf(path)).toHaveLength(3);
+  });
+
+  it('repairs files written at any gzipLevel (the gzip header differs by level)', async () => {
+    for (const gzipLevel of [1, 6, 9]) {
+      const writer = await WarcWriter.open({ dir, pod: `l${gzipLevel}`, gzipLevel });
+      const at = await writer.write(exchange('/1', 'one '.repeat(200)));
+      const path = join(dir, `${at.file}.open`);
+      const size = statSync(path).size;
+      appendFileSync(path, readFileSync(path).subarray(at.offset, at.offset + 20));
+      expect(await repairFile(path)).toMatchObject({ bytesBefore: size + 20, bytesAfter: size });
+      expect(membersOf(path).map((r) => r.type)).toEqual(['warcinfo', 'response', 'request']);
+    }
+    await expect(WarcWriter.open({ dir, pod: 'p', gzipLevel: 0 })).rejects.toThrow(
+      /WarcWriterOptions\.gzipLevel must be an integer from 1 to 9/,
+    );
+  });
+
+  it('rejects a write the OS refuses with SHARDLINE_ERR_WARC_IO, counted', async () => {
+    const writer = await WarcWriter.open({ dir, pod: 'p' });
+    const first = await writer.write(exchange('/1', 'one'));
+    // Take the file away under the writer: its descriptor closed, as a failing disk would.
+    const open = join(dir, `${first.file}.open`);
+    const fd = readdirSync('/proc/self/fd').find((n) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${n}`) === open;
+      } catch {
+        return false;
+      }
+    });
+    expect(fd).toBeDefined();
+    // Its number now names /dev/null, read-only (open takes the lowest free number), so the
+    // writer's later calls on it fail or touch nothing of anyone else's.
+    closeSync(Number(fd));
+    const extra: number[] = [];
+    let got = openSync('/dev/null', 'r');
+    while (got !== Number(fd) && extra.length < 1000) {
+      extra.push(got);
+      got = openSync('/dev/null', 'r');
+    }
+    for (const other of extra) closeSync(other);
+    expect(got).toBe(Number(fd));
+    await expect(writer.write(exchange('/2', 'two'))).rejects.toMatchObject({
+      code: WarcErrorCode.IO,
+      message: expect.stringMatching(/^WARC write failed: /),
+    });
+    expect(writer.stats()).toMatchObject({ errors: 1, records: 3 });
+    await writer.close().catch(() => undefined);
   });
 
   it('refuses bad options with the option named', async () => {

@@ -1,14 +1,17 @@
 /**
  * What keeping the pages costs. Part 1: one pod process (the sources under tsx, with the
  * `memory-probe.js` preload for its CPU) crawls D = 1,000 hosts of the test web at a per-host
- * delay of 1 s, three times in the same run — WARC off, WARC on, WARC on + the example page
- * handler (`examples/extract-headings.mjs`) — and prints for each the fraction of the
- * politeness bound D/d, pod CPU ms per page and disk MB/s written, with the ratios to the
- * WARC-off run. Part 2: `wget --warc-file` and shardline archive the same small site (plain
+ * delay of 1 s in three modes — WARC off, WARC on, WARC on + the example page handler
+ * (`examples/extract-headings.mjs`) — interleaved over `BENCH_WARC_REPS` rounds (default 2) so
+ * load on a shared machine hits every mode alike, and prints per run and as the median of the
+ * rounds the fraction of the politeness bound D/d, pod CPU ms per page and disk MB/s written,
+ * with the differences and ratios to WARC off. The writer alone, less noisy:
+ * `npm run bench -- warc/bench/writer` (packages/warc). Part 2: `wget --warc-file` and shardline archive the same small site (plain
  * hosts, no delay); records per page and bytes per page of each, records counted by warcio.
  *
- *   npm run bench -- warc                   (3 × 30 s windows at D = 1,000, then the wget comparison)
- *   BENCH_WARC_MS=60000 npm run bench -- warc
+ *   npm run bench -- warc                   (the writer micro-bench; 2 rounds × 3 modes × 30 s
+ *                                            windows at D = 1,000; then the wget comparison)
+ *   BENCH_WARC_PARTS=cost BENCH_WARC_REPS=3 BENCH_WARC_MS=60000 npm run bench -- crawler/bench/warc
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -239,16 +242,33 @@ async function cost(server: RedisServer): Promise<void> {
     { name: 'warc on', env: {} },
     { name: 'warc+handler', env: { HANDLER: handler } },
   ];
-  const results: PhaseResult[] = [];
-  for (const [i, mode] of modes.entries()) results.push(await phase(server, mode, i));
-  const base = results[0]!;
-  console.log(
-    `one pod process (sources under tsx), D = ${HOSTS} hosts, d = ${DELAY_MS} ms, ${WINDOW_MS / 1000} s window each, same run`,
-  );
-  console.log('mode          pages   fraction  Δ fraction  pod ms/page  Δ ms/page  disk MB/s');
-  for (const r of results) {
-    console.log(
-      `${r.mode.padEnd(13)} ${String(r.pages).padEnd(7)} ${r.fraction.toFixed(3).padEnd(9)} ${(r.fraction - base.fraction).toFixed(3).padEnd(11)} ${r.podMsPerPage.toFixed(3).padEnd(12)} ${(r.podMsPerPage - base.podMsPerPage).toFixed(3).padEnd(10)} ${r.diskMBps.toFixed(2)}`,
-    );
+  const reps = Number(process.env.BENCH_WARC_REPS ?? 2);
+  const runs: PhaseResult[][] = modes.map(() => []);
+  for (let rep = 0; rep < reps; rep++) {
+    for (const [i, mode] of modes.entries()) {
+      runs[i]!.push(await phase(server, mode, rep * modes.length + i));
+    }
   }
+  console.log(
+    `one pod process (sources under tsx), D = ${HOSTS} hosts, d = ${DELAY_MS} ms, ${WINDOW_MS / 1000} s window each, ${reps} interleaved rounds`,
+  );
+  console.log(
+    'mode          round   pages   fraction  Δ fraction  pod ms/page  Δ ms/page  CPU ratio  disk MB/s',
+  );
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  const row = (r: PhaseResult, base: PhaseResult, round: string) =>
+    console.log(
+      `${r.mode.padEnd(13)} ${round.padEnd(7)} ${String(Math.round(r.pages)).padEnd(7)} ${r.fraction.toFixed(3).padEnd(9)} ${(r.fraction - base.fraction).toFixed(3).padEnd(11)} ${r.podMsPerPage.toFixed(3).padEnd(12)} ${(r.podMsPerPage - base.podMsPerPage).toFixed(3).padEnd(10)} ${(r.podMsPerPage / base.podMsPerPage).toFixed(2).padEnd(10)} ${r.diskMBps.toFixed(2)}`,
+    );
+  for (let rep = 0; rep < reps; rep++) {
+    for (const list of runs) row(list[rep]!, runs[0]![rep]!, String(rep + 1));
+  }
+  const medians = runs.map((list) => ({
+    mode: list[0]!.mode,
+    pages: median(list.map((r) => r.pages)),
+    fraction: median(list.map((r) => r.fraction)),
+    podMsPerPage: median(list.map((r) => r.podMsPerPage)),
+    diskMBps: median(list.map((r) => r.diskMBps)),
+  }));
+  for (const m of medians) row(m, medians[0]!, 'median');
 }
