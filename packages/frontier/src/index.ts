@@ -45,6 +45,7 @@ export type {
   EnqueueStatus,
   FailOutcome,
   FailResult,
+  HeldLease,
   HostPolicy,
   HostState,
   Lease,

@@ -17,6 +17,7 @@ import {
   parseScore,
   unpackDeadLetter,
   unpackEntry,
+  unpackHeldLease,
 } from './codec.js';
 import { FrontierArgumentError } from './errors.js';
 import type { FrontierLostRecord } from './identity.js';
@@ -31,6 +32,7 @@ import type {
   DomainStats,
   DueEntry,
   DueHost,
+  HeldLease,
   HostState,
   QueuedUrl,
 } from './types.js';
@@ -347,6 +349,17 @@ export class FrontierInspector {
       string
     >;
     return decodeHostState(domain, host, hash);
+  }
+
+  /**
+   * The leases out on a host (one HGETALL; at most its concurrency), e.g. to find the lease
+   * of a URL whose holder is not the caller.
+   */
+  async hostLeases(domain: string, host: string): Promise<HeldLease[]> {
+    checkName('domain', domain);
+    checkName('host', host);
+    const hash = await this.#redis.hgetall(this.#keys.hostLeases(domain, host));
+    return Object.entries(hash).map(([field, value]) => unpackHeldLease(domain, field, value));
   }
 
   /** The URL a host hands out next, or `null` when nothing is queued (two reads). */
