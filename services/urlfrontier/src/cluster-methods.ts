@@ -1,0 +1,87 @@
+/**
+ * The crawl- and cluster-level methods: ListNodes (every live node's published address),
+ * ListCrawls, DeleteCrawl, SetActive/GetActive, SetLogLevel, and the URL-level reads that
+ * have no meaning on this frontier (GetURLStatus, ListURLs, PurgeURLs), each an explicit
+ * UNIMPLEMENTED naming why.
+ */
+import type { NodeContext } from './context.js';
+import { unimplemented } from './errors.js';
+import type { DeleteCrawlMessage, LogLevelParams, StringList } from './proto.js';
+
+/** The membership setting under which a node publishes its gRPC address. */
+export const ADDRESS_SETTING = 'urlfrontier';
+
+export async function listNodes(ctx: NodeContext): Promise<StringList> {
+  const records = await ctx.reader.memberInfo();
+  const values = records
+    .filter((r) => r.alive && typeof r.settings[ADDRESS_SETTING] === 'string')
+    .map((r) => String(r.settings[ADDRESS_SETTING]));
+  return { values };
+}
+
+export async function listCrawls(ctx: NodeContext): Promise<StringList> {
+  return { values: ctx.crawls.ids() };
+}
+
+export async function deleteCrawl(_ctx: NodeContext, _p: DeleteCrawlMessage): Promise<never> {
+  throw unimplemented(
+    'DeleteCrawl',
+    'this frontier serves one crawl (DEFAULT) without crawl namespaces; deleting it would ' +
+      'delete the frontier (stop the nodes and flush the key prefix instead)',
+  );
+}
+
+export async function setActive(
+  ctx: NodeContext,
+  p: { state: boolean; local: boolean },
+): Promise<object> {
+  await ctx.active.set(p.state, p.local);
+  ctx.log.info({ active: p.state, local: p.local }, 'SetActive');
+  return {};
+}
+
+export async function getActive(
+  ctx: NodeContext,
+  p: { local: boolean },
+): Promise<{ state: boolean }> {
+  return { state: await ctx.active.get(p.local) };
+}
+
+/** URLFrontier levels → pino levels. */
+const LEVELS = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+} as const;
+
+/** Sets this node's log level (there is one logger per node; `package` is not used). */
+export async function setLogLevel(ctx: NodeContext, p: LogLevelParams): Promise<object> {
+  ctx.log.level = LEVELS[p.level] ?? 'info';
+  return {};
+}
+
+export async function getUrlStatus(): Promise<never> {
+  throw unimplemented(
+    'GetURLStatus',
+    'the frontier keeps queued URLs in per-host lists and seen URLs as fingerprints, with no ' +
+      'index by URL; GetStats with the queue key gives the queue’s counts',
+  );
+}
+
+export async function listUrls(): Promise<never> {
+  throw unimplemented(
+    'ListURLs',
+    'URLs are not listed one by one; GetStats and CountURLs give exact counts per queue, ' +
+      'and `shardline domain <domain>` shows a domain’s queue heads',
+  );
+}
+
+export async function purgeUrls(): Promise<never> {
+  throw unimplemented(
+    'PurgeURLs',
+    'the frontier keeps no per-URL dates to purge by; a crawl’s URLs are fetched, ' +
+      'dead-lettered or still queued',
+  );
+}
