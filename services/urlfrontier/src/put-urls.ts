@@ -69,47 +69,52 @@ async function settleBatch(ctx: NodeContext, items: URLItem[]): Promise<AckMessa
   const discovered: { k: number; info: URLInfo }[] = [];
   const known: { k: number; url: CanonicalUrl; refetchAfterMs: number }[] = [];
   const nowMs = Date.now();
-  items.forEach((item, k) => {
+  for (const [k, item] of items.entries()) {
     const info = item.discovered?.info ?? item.known?.info;
     const set = (status: AckStatus, fault: string, message: string) => {
       acks[k]!.status = status;
       ctx.counters.fault(fault, message, { url: info?.url, id: item.ID });
     };
     if (!info || typeof info.url !== 'string' || info.url === '') {
-      return set('SKIPPED', 'put.no-url', 'PutURLs: an item without URLInfo.url was skipped');
+      set('SKIPPED', 'put.no-url', 'PutURLs: an item without URLInfo.url was skipped');
+      continue;
     }
     try {
       ctx.crawls.get(info.crawlID, 'PutURLs');
     } catch (error) {
-      return set('SKIPPED', 'put.unknown-crawl', (error as Error).message);
+      set('SKIPPED', 'put.unknown-crawl', (error as Error).message);
+      continue;
     }
     const canonical = canonicalUrl(info.url);
     if ('reason' in canonical) {
-      return set('SKIPPED', 'put.bad-url', `PutURLs: URL skipped: ${canonical.reason}`);
+      set('SKIPPED', 'put.bad-url', `PutURLs: URL skipped: ${canonical.reason}`);
+      continue;
     }
     if (!keyFitsUrl(info.key, canonical.url)) {
-      return set(
+      set(
         'SKIPPED',
         'put.foreign-key',
         `PutURLs: key ${JSON.stringify(info.key)} names neither the URL's host nor its domain; ` +
           'queues here are hosts (send an empty key, the host, or the domain)',
       );
+      continue;
     }
     if (item.known) {
       const date = item.known.refetchable_from_date;
       const refetchAfterMs = date === 0 ? 0 : Math.max(1, date * 1000 - nowMs);
       if (refetchAfterMs > MAX_REFETCH_MS) {
-        return set(
+        set(
           'SKIPPED',
           'put.refetch-too-far',
           'PutURLs: refetchable_from_date is more than a year ahead; send 0 for never',
         );
+        continue;
       }
       known.push({ k, url: canonical.url, refetchAfterMs });
     } else {
       discovered.push({ k, info });
     }
-  });
+  }
   const frontier = ctx.crawls.get(undefined, 'PutURLs');
   await Promise.all([
     enqueueDiscovered(ctx, frontier, discovered, acks),

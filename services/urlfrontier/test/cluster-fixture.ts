@@ -63,6 +63,11 @@ export class FrontierClient {
     });
   }
 
+  /** The generated grpc-js client, for streams a test drives itself. */
+  raw(): unknown {
+    return this.#client;
+  }
+
   close(): void {
     this.#client.close();
   }
