@@ -7,7 +7,7 @@
   KEYS[1] domain hash  R..'d'
   KEYS[2] hosts set    R..'H'
   KEYS[3] key root     R
-  ARGV[1] host, or '' for the whole domain (field 'bu' of the domain hash)
+  ARGV[1] host, or '' for the whole domain (field 'bu' of the domain hash under P, host.lua)
   ARGV[2] blocked until (Redis ms); 0 lifts the block
   ARGV[3] default concurrency
 
@@ -20,9 +20,11 @@
 
 local dkey, hosts_key, root = KEYS[1], KEYS[2], KEYS[3]
 local host, untilMs = ARGV[1], tonumber(ARGV[2])
-local target = dkey
+-- Blocks are host-wide: they go to the politeness hashes shared by every crawl (host.lua);
+-- other crawls' entries are re-scored when they next try to claim.
+local target = polite_root(root) .. 'd'
 if host ~= '' then
-  target = hkey(root, host, 's')
+  target = pkey(root, host)
   redis.call('SADD', hosts_key, host)
 end
 if untilMs > 0 then

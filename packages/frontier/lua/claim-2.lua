@@ -26,7 +26,7 @@
   Returns { seq, score, nowMs, reapedCount, reapedHolders (comma list, one per reaped
     lease, with ':dead' when it went to the dead letters), leaseField1, deadline1,
     level1, entry1, leaseField2, ... }
-  Side effects: host state (f, n, id, q, seq), lease hash/deadlines, domain counters
+  Side effects: host state (f, id, q, seq; n in the politeness hash, host.lua), lease hash/deadlines, domain counters
   f, q, claimed, rep, dead, rs, budget bw/bn/be; dead letters; due refetches moved from the
   host's schedule to its queue (at most ARGV[4]).
   The shebang makes Redis refuse the whole script while it is out of memory (a script
@@ -51,6 +51,7 @@ local dead_cap = tonumber(ARGV[9])
 local budget, budget_period = tonumber(ARGV[10]) or 0, tonumber(ARGV[11]) or 0
 local now = now_ms()
 local skey = hkey(root, host, 's')
+local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 
 -- Expired leases first: they free concurrency and go back to the front of the queue.
 local reaped = {}
@@ -85,7 +86,7 @@ while got < max and not paused do
   end
   redis.call('HSET', hkey(root, host, 'L'), field,
     fmt(deadline) .. ',' .. holder .. ',' .. fmt(now) .. ',' .. level .. ',' .. entry)
-  redis.call('HSET', skey, 'n', fmt(now + effective_delay(st, default_delay)))
+  redis.call('HSET', pk, 'n', fmt(now + effective_delay(st, default_delay)))
   redis.call('HINCRBY', skey, 'f', 1)
   redis.call('HINCRBY', dkey, 'f', 1)
   redis.call('HINCRBY', dkey, 'q', -1)

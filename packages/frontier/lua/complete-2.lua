@@ -48,6 +48,7 @@ local _, who, _, level, entry = lease_parse(v)
 if who ~= holder then return { 2, 0, '', 0 } end
 local now = now_ms()
 local skey = hkey(root, host, 's')
+local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
 redis.call('HINCRBY', skey, 'f', -1)
@@ -56,12 +57,12 @@ redis.call('HINCRBY', dkey, 'ok', 1)
 redis.call('HINCRBY', dkey, 'bytes', tonumber(ARGV[4]))
 redis.call('HINCRBY', dkey, 'ms', tonumber(ARGV[5]))
 redis.call('HINCRBY', dkey, 'links', tonumber(ARGV[6]))
-redis.call('HDEL', skey, 'fc', 'bo')
+redis.call('HDEL', pk, 'fc', 'bo')
 local st = host_state(root, host)
-adaptive_on_response(skey, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
+adaptive_on_response(pk, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
 st = host_state(root, host)
 local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[9])))
-redis.call('HSET', skey, 'n', fmt(next_at))
+redis.call('HSET', pk, 'n', fmt(next_at))
 local validators = nil
 if ARGV[16] ~= '' then validators = string.sub(ARGV[16], 2) end
 local forced = tonumber(ARGV[17] or '')

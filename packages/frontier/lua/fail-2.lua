@@ -56,23 +56,24 @@ local _, who, _, level, entry = lease_parse(v)
 if who ~= holder then return { 2, '', 0, 0, '' } end
 local now = now_ms()
 local skey = hkey(root, host, 's')
+local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
 redis.call('HINCRBY', skey, 'f', -1)
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'err', 1)
 if retryable and sent then
-  local fc = redis.call('HINCRBY', skey, 'fc', 1)
+  local fc = redis.call('HINCRBY', pk, 'fc', 1)
   local bo = math.min(tonumber(ARGV[10]), tonumber(ARGV[9]) * 2 ^ (fc - 1))
   bo = math.floor(bo * (0.5 + 0.5 * tonumber(ARGV[11])))
-  redis.call('HSET', skey, 'bo', fmt(bo))
-  local dl = tonumber(redis.call('HGET', skey, 'dl')) or tonumber(ARGV[13])
-  adaptive_on_server_error(skey, tonumber(ARGV[16]) or 0, tonumber(ARGV[18]) or 0, dl, tonumber(ARGV[17]) or 0)
+  redis.call('HSET', pk, 'bo', fmt(bo))
+  local dl = tonumber(redis.call('HGET', pk, 'dl')) or tonumber(ARGV[13])
+  adaptive_on_server_error(pk, tonumber(ARGV[16]) or 0, tonumber(ARGV[18]) or 0, dl, tonumber(ARGV[17]) or 0)
 end
 if sent then
   local st = host_state(root, host)
   local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[13])), now + retry_after)
-  redis.call('HSET', skey, 'n', fmt(next_at))
+  redis.call('HSET', pk, 'n', fmt(next_at))
 end
 
 local depth, attempt, rest = entry_parse(entry)

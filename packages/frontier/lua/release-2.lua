@@ -36,7 +36,7 @@ redis.call('HINCRBY', dkey, 'released', 1)
 queue_push(root, host, level, entry, true)
 local hold = tonumber(ARGV[5]) or 0
 if hold > 0 then
-  local skey = hkey(root, host, 's')
+  local skey = pkey(root, host) -- next_allowed_at is shared by every crawl of the host
   local n = tonumber(redis.call('HGET', skey, 'n')) or 0
   redis.call('HSET', skey, 'n', fmt(math.max(n, now_ms() + hold)))
 end

@@ -11,7 +11,7 @@
   ARGV[5] default concurrency
 
   Returns { seq, score }.
-  Side effects: host state c, dl, cd, seq; the host joins the domain's hosts set.
+  Side effects: host state c, seq; dl, cd in the politeness hash (shared by all crawls); the host joins the domain's hosts set.
   The shebang makes Redis refuse the whole script while it is out of memory (a script
   without one could stop halfway, at its first write that needs memory).
 ]]
@@ -19,14 +19,15 @@
 --@include "host"
 
 local root, host = KEYS[2], ARGV[1]
-local skey = hkey(root, host, 's')
+-- Concurrency is the crawl's; the delays are the host's, shared by every crawl (host.lua).
+local targets = { hkey(root, host, 's'), pkey(root, host), pkey(root, host) }
 local fields = { 'c', 'dl', 'cd' }
 for i, f in ipairs(fields) do
   local v = ARGV[i + 1]
   if v == '-' then
-    redis.call('HDEL', skey, f)
+    redis.call('HDEL', targets[i], f)
   elseif v ~= '' then
-    redis.call('HSET', skey, f, v)
+    redis.call('HSET', targets[i], f, v)
   end
 end
 redis.call('SADD', root .. 'H', host)

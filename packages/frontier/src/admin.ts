@@ -8,6 +8,7 @@ import { asArray, checkName } from './checks.js';
 import { dueMember } from './codec.js';
 import type { FrontierContext } from './context.js';
 import { Counters } from './counters.js';
+import { wakeOtherCrawls } from './cross-crawl.js';
 import { type DueIndex, IndexBatch } from './due-index.js';
 import { FrontierArgumentError } from './errors.js';
 import type { FrontierInspector } from './inspector.js';
@@ -44,6 +45,7 @@ export class Admin {
     checkName('domain', domain);
     const { keys, exec, options } = this.#ctx;
     const owner = this.#ctx.ownerOf(domain);
+    await this.#ctx.crawl.touch([domain]);
     // Resuming makes hosts due: pin them first, like every change that wakes a host.
     const pins = paused ? new IndexBatch() : await this.#pinHosts(domain, owner);
     const [result] = await exec.scripts(
@@ -81,6 +83,7 @@ export class Admin {
     }
     const { keys, exec, options } = this.#ctx;
     const owner = this.#ctx.ownerOf(domain);
+    await this.#ctx.crawl.touch([domain]);
     // Lifting or shortening a block makes hosts due: pin them first, like resume.
     const pins = await this.#pinHosts(domain, owner);
     const [result] = await exec.scripts(
@@ -100,6 +103,8 @@ export class Admin {
       this.#index.calls(pins),
     );
     await this.#index.apply(hostUpdates(owner, domain, asArray(result, 'block'), 0));
+    // A block is the host's in every crawl: lifting or shortening it must reach them all.
+    await wakeOtherCrawls(this.#ctx, domain);
   }
 
   /** See `RedisFrontier.setHostPolicy`. Runs set-policy-2.lua. */
@@ -115,6 +120,7 @@ export class Admin {
       }
       return String(value);
     };
+    await this.#ctx.crawl.touch([d]);
     const reply = asArray(
       await exec.script({
         command: C['set-policy'],
@@ -133,6 +139,9 @@ export class Admin {
     const updates = new IndexBatch();
     updates.add(this.#ctx.ownerOf(d), dueMember(d, host), String(reply[0]), String(reply[1]));
     await this.#index.apply(updates);
+    // An operator's delay is the host's in every crawl; a lower one must reach them all. (A
+    // robots crawl-delay that drops reaches the others at their next visit.)
+    if (policy.delayMs !== undefined) await wakeOtherCrawls(this.#ctx, d);
   }
 
   /** See `RedisFrontier.requeueDeadLetters`. Runs requeue-dead-2.lua. */

@@ -181,6 +181,9 @@ export const HOST_STATE_FIELD = {
   blockedUntilMs: 'bu',
 } as const;
 
+/** Host state fields shared by every crawl (host.lua: kept under the politeness root). */
+export const POLITENESS_FIELDS = ['n', 'dl', 'cd', 'bo', 'fc', 'ad', 'ar', 'bu'] as const;
+
 const ADAPTIVE_REASON = { s: 'slow', e: 'errors' } as const;
 
 /** Fields of a domain's counter hash read by more than one reader. */

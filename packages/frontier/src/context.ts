@@ -4,6 +4,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { POD_ID } from './checks.js';
+import { CrawlTracker } from './crawls.js';
 import { FrontierArgumentError } from './errors.js';
 import type { Executor } from './executor.js';
 import type { FrontierKeys } from './keys.js';
@@ -17,6 +18,8 @@ export class FrontierContext {
   readonly keys: FrontierKeys;
   readonly exec: Executor;
   readonly redis: Redis | Cluster;
+  /** Records the domains a non-default crawl writes, before it writes them. */
+  readonly crawl: CrawlTracker;
   readonly #errors: BackgroundErrorCounts = { 'register-pod': 0, forward: 0 };
 
   constructor(options: ResolvedOptions, keys: FrontierKeys, exec: Executor) {
@@ -24,6 +27,7 @@ export class FrontierContext {
     this.keys = keys;
     this.exec = exec;
     this.redis = options.redis;
+    this.crawl = new CrawlTracker(keys, exec);
   }
 
   /** The owner pod of a domain, checked: a bad `ownerOf` must not write odd keys. */

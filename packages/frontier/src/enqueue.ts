@@ -109,6 +109,7 @@ export class Enqueuer {
       }
     }
 
+    if (byDomain.size > 0) await this.#ctx.crawl.touch(byDomain.keys());
     const replies = await this.#ctx.exec.scriptsSettled(calls, this.#index.calls(pins));
     // Calls Redis refused for want of memory took no effect (enqueue-3 is refused whole):
     // their items are reported as pending after the others are counted and indexed.

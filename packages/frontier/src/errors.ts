@@ -11,6 +11,7 @@ export const FrontierErrorCode = {
   REPLY: 'SHARDLINE_ERR_FRONTIER_REPLY',
   REDIS_OOM: 'SHARDLINE_ERR_REDIS_OOM',
   FRONTIER_LOST: 'SHARDLINE_ERR_FRONTIER_LOST',
+  CRAWL_DELETING: 'SHARDLINE_ERR_CRAWL_DELETING',
 } as const;
 export type FrontierErrorCode = (typeof FrontierErrorCode)[keyof typeof FrontierErrorCode];
 
@@ -222,5 +223,23 @@ export function leaseStatusError(
       return new LeaseNotHeldError(leaseId, pod);
     default:
       return new FrontierReplyError('lease status', status);
+  }
+}
+
+/**
+ * A write to a crawl that is being deleted (`shardline crawl delete`): refused, so that
+ * nothing is written behind the deleter. Finish the deletion, or use another crawl id.
+ */
+export class CrawlDeletingError extends FrontierError {
+  override readonly name = 'CrawlDeletingError';
+  readonly crawlId: string;
+
+  constructor(crawlId: string) {
+    super(
+      'SHARDLINE_ERR_CRAWL_DELETING',
+      `crawl ${JSON.stringify(crawlId)} is being deleted: nothing more can be written to it; ` +
+        `finish with \`shardline crawl delete ${crawlId}\` or use another --crawl-id`,
+    );
+    this.crawlId = crawlId;
   }
 }

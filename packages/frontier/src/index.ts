@@ -1,6 +1,15 @@
 export { parseLeaseId } from './codec.js';
 export type { BackgroundErrorCounts } from './context.js';
+export { CRAWL_ID, crawlKeyPrefix, DEFAULT_CRAWL, isCrawlId } from './crawl-id.js';
 export {
+  type CrawlDeleteOptions,
+  type CrawlDeleteProgress,
+  type CrawlInfo,
+  CrawlRegistry,
+  type CrawlRegistryOptions,
+} from './crawls.js';
+export {
+  CrawlDeletingError,
   FrontierArgumentError,
   FrontierCapCode,
   FrontierError,

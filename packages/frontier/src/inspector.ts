@@ -12,6 +12,7 @@ import {
   decodeHostState,
   dueMember,
   HOST_STATE_FIELD,
+  POLITENESS_FIELDS,
   parseDueMember,
   parseDueMeta,
   parseScore,
@@ -43,9 +44,14 @@ export class FrontierInspector {
   readonly #keys: FrontierKeys;
 
   constructor(options: FrontierInspectorOptions) {
-    const { redis, prefix } = resolveInspectorOptions(options);
+    const { redis, prefix, crawlId } = resolveInspectorOptions(options);
     this.#redis = redis;
-    this.#keys = new FrontierKeys(prefix);
+    this.#keys = new FrontierKeys(prefix, crawlId);
+  }
+
+  /** The crawl this inspector reads. */
+  get crawlId(): string {
+    return this.#keys.crawlId;
   }
 
   // ───────────────────────────── counters ─────────────────────────────
@@ -63,10 +69,18 @@ export class FrontierInspector {
   /** Exact counters of one domain (one HGETALL, one SMEMBERS, no scan). */
   async domainStats(domain: string): Promise<DomainStats> {
     checkName('domain', domain);
-    const [hash, hosts] = (await Promise.all([
+    const [hash, hosts, blockedUntil] = (await Promise.all([
       this.#redis.hgetall(this.#keys.domain(domain)),
       this.#redis.smembers(this.#keys.hosts(domain)),
-    ])) as [Record<string, string>, string[]];
+      // A block is the domain's in every crawl: it lives with the politeness keys.
+      this.#keys.isDefaultCrawl
+        ? null
+        : this.#redis.hget(this.#keys.domainPoliteness(domain), 'bu'),
+    ])) as [Record<string, string>, string[], string | null];
+    if (!this.#keys.isDefaultCrawl) {
+      if (blockedUntil === null) delete hash.bu;
+      else hash.bu = blockedUntil;
+    }
     return decodeDomainStats(domain, hash, hosts);
   }
 
@@ -340,15 +354,22 @@ export class FrontierInspector {
 
   // ───────────────────────────── hosts ─────────────────────────────
 
-  /** A host's politeness and scheduling state (one HGETALL). */
+  /**
+   * A host's politeness (shared by every crawl) and its scheduling state in this crawl
+   * (one HGETALL; two outside the default crawl).
+   */
   async hostState(domain: string, host: string): Promise<HostState> {
     checkName('domain', domain);
     checkName('host', host);
-    const hash = (await this.#redis.hgetall(this.#keys.hostState(domain, host))) as Record<
-      string,
-      string
-    >;
-    return decodeHostState(domain, host, hash);
+    const own = this.#redis.hgetall(this.#keys.hostState(domain, host));
+    if (this.#keys.isDefaultCrawl) {
+      return decodeHostState(domain, host, (await own) as Record<string, string>);
+    }
+    const [hash, polite] = (await Promise.all([
+      own,
+      this.#redis.hgetall(this.#keys.hostPoliteness(domain, host)),
+    ])) as [Record<string, string>, Record<string, string>];
+    return decodeHostState(domain, host, { ...hash, ...politenessFields(polite) });
   }
 
   /**
@@ -378,6 +399,16 @@ export class FrontierInspector {
     const e = unpackEntry(entry);
     return { url: e.url, host, domain, priority, depth: e.depth, attempt: e.attempt, meta: e.meta };
   }
+}
+
+/** The fields of a politeness hash that are politeness (it is the default crawl's host state). */
+function politenessFields(polite: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const field of POLITENESS_FIELDS) {
+    const value = polite[field];
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
 }
 
 function numbers(hash: Record<string, string>): CounterStats {

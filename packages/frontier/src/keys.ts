@@ -6,19 +6,59 @@
  *
  * All keys of one domain share the hash tag `{d:<domain>}`, so every domain script runs
  * in one slot of a Redis Cluster; a pod's due index and its meta share `{p:<pod>}`.
+ *
+ * Crawls: the default crawl's keys are the layout from before crawls. Crawl X keeps a
+ * domain's keys under `<prefix>:{d:<domain>}:c:X:` (same hash tag, same slot) and its
+ * global keys (counters, indexes, pods, due indexes, wake channels) under `<prefix>:c:X:`.
+ * A host's politeness fields stay under the default crawl's root for every crawl
+ * ({@link politeRoot}), so crawls share one delay per host. The identity, the loss record
+ * and the crawl registry are the frontier's, shared.
  */
+import { crawlKeyPrefix, DEFAULT_CRAWL } from './crawl-id.js';
 import type { DomainSort } from './types.js';
 
 export class FrontierKeys {
   readonly prefix: string;
+  readonly crawlId: string;
+  /** Prefix of the crawl's global keys: the frontier prefix for the default crawl. */
+  readonly #global: string;
+  /** Tail of a domain's key root after its hash tag: '' for the default crawl. */
+  readonly #tail: string;
 
-  constructor(prefix: string) {
+  constructor(prefix: string, crawlId: string = DEFAULT_CRAWL) {
     this.prefix = prefix;
+    this.crawlId = crawlId;
+    const isDefault = crawlId === DEFAULT_CRAWL;
+    this.#global = crawlKeyPrefix(prefix, crawlId);
+    this.#tail = isDefault ? '' : `c:${crawlId}:`;
   }
 
-  /** Key root of a domain: the prefix of all its keys (also passed to scripts as a key). */
+  /** Whether this is the default crawl, whose keys are the politeness keys too. */
+  get isDefaultCrawl(): boolean {
+    return this.#tail === '';
+  }
+
+  /** Key root of a domain in this crawl: the prefix of its keys (passed to scripts as a key). */
   root(domain: string): string {
+    return `${this.prefix}:{d:${domain}}:${this.#tail}`;
+  }
+  /**
+   * Politeness root of a domain, shared by every crawl: the default crawl's root. Scripts
+   * derive it from {@link root} (host.lua's polite_root).
+   */
+  politeRoot(domain: string): string {
     return `${this.prefix}:{d:${domain}}:`;
+  }
+  /**
+   * HASH: a host's politeness fields (next-allowed, delays, backoff, adaptive delay, block),
+   * shared by every crawl; for the default crawl the same hash as {@link hostState}.
+   */
+  hostPoliteness(domain: string, host: string): string {
+    return `${this.politeRoot(domain)}h:${host}:s`;
+  }
+  /** HASH of the domain that holds its block (`bu`), shared by every crawl. */
+  domainPoliteness(domain: string): string {
+    return `${this.politeRoot(domain)}d`;
   }
   /** SCAN MATCH pattern of every per-domain key (tools and tests). */
   domainKeysPattern(): string {
@@ -40,7 +80,10 @@ export class FrontierKeys {
   deadLetters(domain: string): string {
     return `${this.root(domain)}x`;
   }
-  /** HASH: a host's politeness and scheduling state. */
+  /**
+   * HASH: a host's scheduling state in this crawl (for the default crawl also its
+   * politeness fields, see {@link hostPoliteness}).
+   */
   hostState(domain: string, host: string): string {
     return `${this.root(domain)}h:${host}:s`;
   }
@@ -70,38 +113,38 @@ export class FrontierKeys {
   }
   /** ZSET: a pod's due index, member `<domain>/<host>` → due time (ms). */
   due(pod: string): string {
-    return `${this.prefix}:pod:{p:${pod}}:due`;
+    return `${this.#global}:pod:{p:${pod}}:due`;
   }
   /** HASH: due-index member → `<seq>:<pinUntilMs>`. */
   dueMeta(pod: string): string {
-    return `${this.prefix}:pod:{p:${pod}}:duem`;
+    return `${this.#global}:pod:{p:${pod}}:duem`;
   }
   /** HASH: a pod's counters (eventually consistent). */
   podStats(pod: string): string {
-    return `${this.prefix}:pod:{p:${pod}}:stats`;
+    return `${this.#global}:pod:{p:${pod}}:stats`;
   }
   /** HASH: a pod's background-fault counts as it last reported them (kind → count). */
   podFaults(pod: string): string {
-    return `${this.prefix}:pod:{p:${pod}}:faults`;
+    return `${this.#global}:pod:{p:${pod}}:faults`;
   }
   /** HASH: global counters (eventually consistent). */
   stats(): string {
-    return `${this.prefix}:stats`;
+    return `${this.#global}:stats`;
   }
   /** ZSET: domain → URLs queued (eventually consistent), for paging domains by depth. */
   domains(): string {
-    return `${this.prefix}:domains`;
+    return `${this.#global}:domains`;
   }
   /** ZSET: domain → URLs fetched (eventually consistent), for paging by fetches. */
   domainsByFetched(): string {
-    return `${this.prefix}:domains:fetched`;
+    return `${this.#global}:domains:fetched`;
   }
   /**
    * ZSET: domain → errors, i.e. failed attempts plus dead letters (`failed + dead` of
    * `domainStats`; eventually consistent), for paging by errors.
    */
   domainsByErrors(): string {
-    return `${this.prefix}:domains:errors`;
+    return `${this.#global}:domains:errors`;
   }
   /** The ZSET that orders domains for `sort`. */
   domainIndex(sort: DomainSort): string {
@@ -114,7 +157,7 @@ export class FrontierKeys {
    * consistent). A domain leaves it when its count drops to 0 (dead letters requeued).
    */
   deadLetterDomains(): string {
-    return `${this.prefix}:domains:dead`;
+    return `${this.#global}:domains:dead`;
   }
   /**
    * STRING: the frontier's identity, a random id written once (SET NX) by the first pod.
@@ -129,10 +172,40 @@ export class FrontierKeys {
   }
   /** SET: pods that have had a due index. */
   pods(): string {
-    return `${this.prefix}:pods`;
+    return `${this.#global}:pods`;
   }
   /** Pub/sub channel that carries a pod's new earliest due time when it moves earlier. */
   wakeChannel(pod: string): string {
-    return `${this.prefix}:wake:${pod}`;
+    return `${this.#global}:wake:${pod}`;
+  }
+  /**
+   * HASH: the crawl registry, crawl id → `<createdAtMs>,<state>` (`active` | `deleting`),
+   * shared by every crawl. Hash tag `{crawls}`, with every crawl's {@link crawlDomains}, so
+   * one script registers a crawl and records its domains.
+   */
+  crawls(): string {
+    return `${this.prefix}:{crawls}`;
+  }
+  /**
+   * SET: every domain this crawl ever wrote keys of (non-default crawls only), so that
+   * deleting the crawl finds its keys without a scan.
+   */
+  crawlDomains(): string {
+    return `${this.#global}:{crawls}:domains`;
+  }
+  /** Every global key of this crawl except the per-pod ones (deleting a crawl). */
+  crawlGlobalKeys(): string[] {
+    return [
+      this.stats(),
+      this.domains(),
+      this.domainsByFetched(),
+      this.domainsByErrors(),
+      this.deadLetterDomains(),
+      this.pods(),
+    ];
+  }
+  /** Every key of one pod in this crawl (deleting a crawl). */
+  podKeys(pod: string): string[] {
+    return [this.due(pod), this.dueMeta(pod), this.podStats(pod), this.podFaults(pod)];
   }
 }

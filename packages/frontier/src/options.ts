@@ -1,5 +1,6 @@
 /** Options of {@link RedisFrontier} and {@link FrontierInspector} and their validation. */
 import type { Cluster, Redis } from 'ioredis';
+import { CRAWL_ID, DEFAULT_CRAWL, isCrawlId } from './crawl-id.js';
 import { FrontierOptionsError } from './errors.js';
 import type { CanonicalizeOptions } from './types.js';
 
@@ -12,6 +13,13 @@ export interface FrontierInspectorOptions {
   redis: Redis | Cluster;
   /** Prefix of every key (the frontier's). @default 'sl' */
   prefix?: string;
+  /**
+   * The crawl (namespace) this instance works in: its own seen-sets, queues, counters,
+   * indexes, budgets and pause; politeness per host is shared by every crawl. `'default'`
+   * keeps the layout of a frontier without crawls. `^[a-z0-9][a-z0-9._-]{0,63}$`.
+   * @default 'default'
+   */
+  crawlId?: string;
 }
 
 export interface FrontierOptions {
@@ -21,6 +29,13 @@ export interface FrontierOptions {
   ownerOf: (domain: string) => string;
   /** Prefix of every key. @default 'sl' */
   prefix?: string;
+  /**
+   * The crawl (namespace) this instance works in: its own seen-sets, queues, counters,
+   * indexes, budgets and pause; politeness per host is shared by every crawl. `'default'`
+   * keeps the layout of a frontier without crawls. `^[a-z0-9][a-z0-9._-]{0,63}$`.
+   * @default 'default'
+   */
+  crawlId?: string;
   /**
    * Lease timeout: a lease not completed, failed or heartbeated within it is requeued
    * (at-least-once; counted as a repeat). `0`: leases never expire; only
@@ -125,6 +140,7 @@ export type ResolvedOptions = Required<Omit<FrontierOptions, 'canonicalize'>> & 
 
 const DEFAULTS = {
   prefix: 'sl',
+  crawlId: DEFAULT_CRAWL,
   leaseTimeoutMs: 60_000,
   maxRetries: 3,
   maxDepth: 64,
@@ -201,13 +217,25 @@ function checkPrefix(prefix: unknown): string {
   return prefix;
 }
 
-/** Validates {@link FrontierInspectorOptions}; returns the client and the prefix. */
+function checkCrawlId(crawlId: unknown): string {
+  if (typeof crawlId !== 'string' || !isCrawlId(crawlId)) {
+    throw new FrontierOptionsError('crawlId', crawlId, `a string matching ${CRAWL_ID}`);
+  }
+  return crawlId;
+}
+
+/** Validates {@link FrontierInspectorOptions}; returns the client, the prefix and the crawl. */
 export function resolveInspectorOptions(options: FrontierInspectorOptions): {
   redis: Redis | Cluster;
   prefix: string;
+  crawlId: string;
 } {
   checkClient(options);
-  return { redis: options.redis, prefix: checkPrefix(options.prefix ?? DEFAULTS.prefix) };
+  return {
+    redis: options.redis,
+    prefix: checkPrefix(options.prefix ?? DEFAULTS.prefix),
+    crawlId: checkCrawlId(options.crawlId ?? DEFAULT_CRAWL),
+  };
 }
 
 export function resolveOptions(options: FrontierOptions): ResolvedOptions {
@@ -218,6 +246,7 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
   const resolved = { ...DEFAULTS, ...stripUndefined(options) } as ResolvedOptions;
   resolved.canonicalize = options.canonicalize ?? {};
   checkPrefix(resolved.prefix);
+  checkCrawlId(resolved.crawlId);
   resolved.onBackgroundError = options.onBackgroundError ?? (() => {});
   if (typeof resolved.onBackgroundError !== 'function') {
     throw new FrontierOptionsError(

@@ -66,11 +66,15 @@ export class RedisFrontier {
     const resolved = resolveOptions(options);
     this.#ctx = new FrontierContext(
       resolved,
-      new FrontierKeys(resolved.prefix),
+      new FrontierKeys(resolved.prefix, resolved.crawlId),
       new Executor(resolved.redis),
     );
     defineScripts(resolved.redis);
-    this.inspector = new FrontierInspector({ redis: resolved.redis, prefix: resolved.prefix });
+    this.inspector = new FrontierInspector({
+      redis: resolved.redis,
+      prefix: resolved.prefix,
+      crawlId: resolved.crawlId,
+    });
     const index = new DueIndex(this.#ctx);
     this.#enqueuer = new Enqueuer(this.#ctx, index);
     this.#ownership = new Ownership(this.#ctx, index, this.inspector);

@@ -31,6 +31,8 @@ export const SCRIPT_COMMANDS = {
   'index-update': `${VERSION}IndexUpdate`,
   'due-take': `${VERSION}DueTake`,
   counters: `${VERSION}Counters`,
+  'crawl-touch': `${VERSION}CrawlTouch`,
+  'crawl-drop': `${VERSION}CrawlDrop`,
 } as const;
 
 type Arg = string | number;
@@ -55,6 +57,8 @@ declare module 'ioredis' {
     slv2IndexUpdate: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2DueTake: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2Counters: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2CrawlTouch: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2CrawlDrop: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
   }
 }
 

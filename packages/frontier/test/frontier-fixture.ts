@@ -46,7 +46,7 @@ export function frontierFixture(stem: string): FrontierFixture {
       defaultDelayMs: 0,
       ...options,
     });
-    return { frontier, keys: new FrontierKeys(prefix), prefix };
+    return { frontier, keys: new FrontierKeys(prefix, options.crawlId), prefix };
   };
   return { connect, make };
 }

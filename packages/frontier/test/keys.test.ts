@@ -57,4 +57,27 @@ describe('FrontierKeys', () => {
     expect(keys.domainIndex('errors')).toBe(keys.domainsByErrors());
     for (const key of indexes) expect(key).not.toMatch(/[{}]/);
   });
+
+  it("keeps a crawl's domain keys in the domain slot and its politeness under the default root", () => {
+    const crawl = new FrontierKeys('sl', 'news-2026');
+    const d = 'example.com';
+    const all = [
+      crawl.root(d),
+      crawl.domain(d),
+      crawl.seenBucket(d, 3),
+      crawl.hostState(d, 'www.example.com'),
+      crawl.hostPoliteness(d, 'www.example.com'),
+      crawl.domainPoliteness(d),
+    ];
+    expect(new Set(all.map(hashTag))).toEqual(new Set(['d:example.com']));
+    expect(crawl.root(d)).toBe('sl:{d:example.com}:c:news-2026:');
+    expect(crawl.hostPoliteness(d, 'www.example.com')).toBe(keys.hostState(d, 'www.example.com'));
+    expect(crawl.domainPoliteness(d)).toBe(keys.domain(d));
+    // The crawl's global keys are its own; identity and the registry are shared.
+    expect(crawl.stats()).toBe('sl:c:news-2026:stats');
+    expect(crawl.due('pod-1')).toBe('sl:c:news-2026:pod:{p:pod-1}:due');
+    expect(crawl.identity()).toBe(keys.identity());
+    expect(hashTag(crawl.crawlDomains())).toBe(hashTag(crawl.crawls()));
+    expect(crawl.crawls()).toBe(keys.crawls());
+  });
 });

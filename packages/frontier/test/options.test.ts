@@ -50,7 +50,7 @@ describe('resolveOptions', () => {
 
 describe('resolveInspectorOptions', () => {
   it('needs only a client; the prefix defaults to the frontier default', () => {
-    expect(resolveInspectorOptions({ redis })).toEqual({ redis, prefix: 'sl' });
+    expect(resolveInspectorOptions({ redis })).toEqual({ redis, crawlId: 'default', prefix: 'sl' });
     expect(resolveInspectorOptions({ redis, prefix: 'crawl-2' }).prefix).toBe('crawl-2');
   });
 

@@ -1,9 +1,9 @@
 --[[
   Adaptive delay of a host (Heritrix's delay factor, with CCBot's back-off on errors): a
   slow host is asked less often, a failing one much less, and a host that is fast again
-  decays back to its minimum. Kept in the host's state hash (fields 'ad' delay in ms and
-  'ar' why: 's' slow responses, 'e' server errors or timeouts), so it survives restarts
-  and travels with the domain. Needs host.lua (hkey) and time.lua (fmt).
+  decays back to its minimum. Kept in the host's politeness hash (host.lua's pkey, shared
+  by every crawl of the host; fields 'ad' delay in ms and 'ar' why: 's' slow responses,
+  'e' server errors or timeouts), so it survives restarts and travels with the domain. Needs host.lua (hkey) and time.lua (fmt).
 
   factor    delay = factor x response time (ms); 0 = adaptive delay off
   min_ms    the host's floor (its configured delay or the default): at or below it the

@@ -15,11 +15,27 @@
   'e' server errors/timeouts), bu blocked until (ms, operator's pause --until), seq
   scheduling sequence, id lease counter. The domain hash R .. 'd' may hold bu too (the
   whole domain blocked until then).
+  Crawls: R of the default crawl is '<prefix>:{d:<domain>}:', of crawl X
+  '<prefix>:{d:<domain>}:c:X:' (same hash tag, same slot). Politeness is per host across
+  all crawls, so the politeness fields (n dl cd bo fc ad ar bu, and the domain's bu) live in
+  the host state hash under P, the default crawl's root, derived from R by polite_root()
+  (a key of the same slot, like every host key built from R); q f c seq id, the budgets
+  and the paused flag stay under R. For the default crawl P == R: one hash, as before.
   Queue entry: "<depth>,<attempt>,<metaLen>,<meta><url>"
   Lease value: "<deadline>,<holder>,<claimedAt>,<priority>,<entry>" (deadline 0 = never)
 ]]
 local function hkey(root, host, suffix)
   return root .. 'h:' .. host .. ':' .. suffix
+end
+
+-- The politeness root P of a crawl's key root R: R without its 'c:<crawl>:' tail.
+local function polite_root(root)
+  return string.match(root, '^(.*}:)c:[a-z0-9._-]+:$') or root
+end
+
+-- The hash that holds a host's politeness fields (shared by every crawl of the host).
+local function pkey(root, host)
+  return hkey(polite_root(root), host, 's')
 end
 
 -- Push an entry onto a host queue at a priority level; front=true for LPUSH (entries that
@@ -79,17 +95,25 @@ end
 
 local function host_state(root, host)
   local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu')
+  local proot = polite_root(root)
+  if proot ~= root then
+    local p = redis.call('HMGET', hkey(proot, host, 's'), 'n', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu')
+    v[3], v[5], v[6], v[7], v[8], v[9], v[10] = p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+  end
   return { q = tonumber(v[1]) or 0, f = tonumber(v[2]) or 0, n = tonumber(v[3]) or 0,
     c = v[4], dl = v[5], cd = v[6], bo = v[7], ad = v[8], fc = tonumber(v[9]) or 0,
     bu = tonumber(v[10]) or 0 }
 end
 
 -- Earliest time a new request may start: next_allowed_at, or later while an operator's
--- block (of the host, or of its whole domain in R .. 'd') lasts or the domain's refilling
--- budget is spent ('be', budget.lua).
+-- block (of the host, or of its whole domain in P .. 'd') lasts or the crawl's refilling
+-- budget of the domain is spent ('be' in R .. 'd', budget.lua).
 local function not_before(root, st)
+  local proot = polite_root(root)
   local d = redis.call('HMGET', root .. 'd', 'bu', 'be')
-  return math.max(st.n, st.bu, tonumber(d[1]) or 0, tonumber(d[2]) or 0)
+  local bu = tonumber(d[1]) or 0
+  if proot ~= root then bu = tonumber(redis.call('HGET', proot .. 'd', 'bu')) or 0 end
+  return math.max(st.n, st.bu, bu, tonumber(d[2]) or 0)
 end
 
 --[[

@@ -1,0 +1,41 @@
+#!lua flags=allow-oom
+--[[
+  crawl-drop: deletes every key of ONE domain in ONE non-default crawl: each host's queue
+  levels and lists, leases and deadlines, refetch schedule, scheduling state; the
+  domain's seen-set buckets, dead letters, hosts set and counter hash. Never the
+  politeness keys under the default crawl's root (host.lua), which every crawl shares.
+  UNLINK frees the memory in the background. Idempotent: a crashed deletion runs it again.
+
+  KEYS[1] domain hash  R..'d'
+  KEYS[2] key root     R   (must be a crawl root '<prefix>:{d:<domain>}:c:<crawl>:')
+
+  Returns the number of keys removed, or -1 when R is the default crawl's root (refused:
+  its keys hold every crawl's politeness).
+  Side effects: the keys above are gone.
+  Flagged allow-oom (runs while Redis is full): it only frees memory.
+]]
+--@include "host"
+
+local dkey, root = KEYS[1], KEYS[2]
+if polite_root(root) == root then return -1 end
+local removed = 0
+local function drop(key)
+  removed = removed + redis.call('UNLINK', key)
+end
+for _, host in ipairs(redis.call('SMEMBERS', root .. 'H')) do
+  for _, level in ipairs(redis.call('ZRANGE', hkey(root, host, 'l'), 0, -1)) do
+    drop(hkey(root, host, 'q:' .. level))
+  end
+  for _, due in ipairs(redis.call('ZRANGE', hkey(root, host, 'r'), 0, -1)) do
+    drop(hkey(root, host, 'r:' .. due))
+  end
+  for _, suffix in ipairs({ 'l', 'r', 'L', 'D', 's' }) do drop(hkey(root, host, suffix)) end
+end
+-- Seen buckets: 2^sL + sS of them (seen.lua's linear hashing).
+local s = redis.call('HMGET', dkey, 'sL', 'sS')
+local buckets = 2 ^ (tonumber(s[1]) or 0) + (tonumber(s[2]) or 0)
+for b = 0, buckets - 1 do drop(root .. 's:' .. b) end
+drop(root .. 'x')
+drop(root .. 'H')
+drop(dkey)
+return removed
