@@ -5,6 +5,7 @@
  * UNIMPLEMENTED naming why.
  */
 import type { NodeContext } from './context.js';
+import { CrawlFrontiers } from './crawl-frontiers.js';
 import { unimplemented } from './errors.js';
 import type { DeleteCrawlMessage, LogLevelParams, StringList } from './proto.js';
 
@@ -19,16 +20,22 @@ export async function listNodes(ctx: NodeContext): Promise<StringList> {
   return { values };
 }
 
+/** Every crawl of the frontier (they are cluster-wide: `local` changes nothing). */
 export async function listCrawls(ctx: NodeContext): Promise<StringList> {
-  return { values: ctx.crawls.ids() };
+  return { values: (await ctx.crawls.ids()).map((id) => CrawlFrontiers.toUrlFrontier(id)) };
 }
 
-export async function deleteCrawl(_ctx: NodeContext, _p: DeleteCrawlMessage): Promise<never> {
-  throw unimplemented(
-    'DeleteCrawl',
-    'this frontier serves one crawl (DEFAULT) without crawl namespaces; deleting it would ' +
-      'delete the frontier (stop the nodes and flush the key prefix instead)',
-  );
+/**
+ * Deletes a crawl everywhere (its keys are cluster-wide: `local` changes nothing); returns the
+ * URLs it still held, queued or in flight.
+ */
+export async function deleteCrawl(
+  ctx: NodeContext,
+  p: DeleteCrawlMessage,
+): Promise<{ value: number }> {
+  const value = await ctx.crawls.delete(p.value, 'DeleteCrawl');
+  ctx.log.info({ crawlId: p.value, urls: value }, 'DeleteCrawl');
+  return { value };
 }
 
 export async function setActive(

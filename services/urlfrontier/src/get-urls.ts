@@ -8,9 +8,9 @@
  * that is leased.
  */
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import type { Lease } from '@shardline/frontier';
+import type { Lease, RedisFrontier } from '@shardline/frontier';
 import type { NodeContext } from './context.js';
-import { DEFAULT_CRAWL_ID } from './crawl-frontiers.js';
+import { CrawlFrontiers } from './crawl-frontiers.js';
 import { invalidArgument, toServiceError, unimplemented } from './errors.js';
 import { decodeMetadata } from './metadata.js';
 import type { GetParams, URLInfo } from './proto.js';
@@ -41,8 +41,11 @@ async function streamUrls(ctx: NodeContext, call: ServerWritableStream<GetParams
         'due index; leave key empty (BlockQueueUntil holds back a queue you do not want)',
     );
   }
-  // anyCrawlID: every crawl this frontier serves, which is the default one.
-  const frontier = ctx.crawls.get(p.item === 'crawlID' ? p.crawlID : undefined, 'GetURLs');
+  // anyCrawlID: every crawl of the registry; no crawl field at all (older clients): the default.
+  const crawlIds =
+    p.item === 'anyCrawlID'
+      ? await ctx.crawls.ids()
+      : [CrawlFrontiers.toShardline(p.item === 'crawlID' ? p.crawlID : undefined, 'GetURLs')];
   if (!Number.isInteger(p.delay_requestable) || p.delay_requestable > MAX_DELAY_S) {
     throw invalidArgument(
       'GetURLs',
@@ -53,45 +56,75 @@ async function streamUrls(ctx: NodeContext, call: ServerWritableStream<GetParams
   }
   if (!(await ctx.active.get())) return;
   const { maxUrlsPerCall, leaseTimeoutMs: defaultTimeoutMs } = ctx.options;
-  const leaseTimeoutMs = p.delay_requestable > 0 ? p.delay_requestable * 1000 : defaultTimeoutMs;
-  const perQueue = Math.min(p.max_urls_per_queue || maxUrlsPerCall, maxUrlsPerCall);
-  const maxQueues = p.max_queues || Number.POSITIVE_INFINITY;
-  const total = Math.min(maxUrlsPerCall, maxQueues * perQueue);
-  const perHost = new Map<string, number>();
+  const limits: Limits = {
+    leaseTimeoutMs: p.delay_requestable > 0 ? p.delay_requestable * 1000 : defaultTimeoutMs,
+    perQueue: Math.min(p.max_urls_per_queue || maxUrlsPerCall, maxUrlsPerCall),
+    maxQueues: p.max_queues || Number.POSITIVE_INFINITY,
+    total: 0,
+  };
+  limits.total = Math.min(maxUrlsPerCall, limits.maxQueues * limits.perQueue);
+  const perQueue = new Map<string, number>();
   let sent = 0;
-  for (let round = 0; round < MAX_ROUNDS && sent < total && !call.cancelled; round++) {
+  for (const crawlId of crawlIds) {
+    if (sent >= limits.total || call.cancelled) break;
+    sent += await streamCrawl(ctx, call, crawlId, limits, perQueue, sent);
+  }
+  ctx.counters.add('get.handed-out', sent);
+}
+
+interface Limits {
+  leaseTimeoutMs: number;
+  perQueue: number;
+  maxQueues: number;
+  total: number;
+}
+
+/** One crawl's share of a call; `perQueue` counts per `<crawl> <host>` over the whole call. */
+async function streamCrawl(
+  ctx: NodeContext,
+  call: ServerWritableStream<GetParams, URLInfo>,
+  crawlId: string,
+  limits: Limits,
+  perQueue: Map<string, number>,
+  sentBefore: number,
+): Promise<number> {
+  const frontier = ctx.crawls.ofShardline(crawlId, 'GetURLs');
+  const crawlID = CrawlFrontiers.toUrlFrontier(crawlId);
+  let sent = sentBefore;
+  for (let round = 0; round < MAX_ROUNDS && sent < limits.total && !call.cancelled; round++) {
     const { leases } = await frontier.claim({
       pod: ctx.podId,
-      max: total - sent,
-      leaseTimeoutMs,
-      maxPerHost: perQueue,
+      max: limits.total - sent,
+      leaseTimeoutMs: limits.leaseTimeoutMs,
+      maxPerHost: limits.perQueue,
     });
     if (leases.length === 0) break;
     const unsent: Lease[] = [];
     let took = 0;
     for (const lease of leases) {
-      const n = perHost.get(lease.host) ?? 0;
-      const fits = n < perQueue && (n > 0 || perHost.size < maxQueues) && sent < total;
+      const queue = `${crawlId} ${lease.host}`;
+      const n = perQueue.get(queue) ?? 0;
+      const fits =
+        n < limits.perQueue && (n > 0 || perQueue.size < limits.maxQueues) && sent < limits.total;
       if (!fits || call.cancelled) {
         unsent.push(lease);
         continue;
       }
-      perHost.set(lease.host, n + 1);
-      ctx.leases.remember(lease.url, lease);
-      call.write(urlInfo(lease));
+      perQueue.set(queue, n + 1);
+      ctx.leases.remember(crawlId, lease.url, lease);
+      call.write(urlInfo(lease, crawlID));
       sent++;
       took++;
     }
-    await giveBack(ctx, unsent);
+    await giveBack(ctx, frontier, unsent);
     if (took === 0) break;
   }
-  ctx.counters.add('get.handed-out', sent);
+  return sent - sentBefore;
 }
 
 /** Leases claimed past the call's limits go back to the front of their queues, untouched. */
-async function giveBack(ctx: NodeContext, leases: Lease[]): Promise<void> {
+async function giveBack(ctx: NodeContext, frontier: RedisFrontier, leases: Lease[]): Promise<void> {
   if (leases.length === 0) return;
-  const frontier = ctx.crawls.get(undefined, 'GetURLs');
   ctx.counters.add('get.given-back', leases.length);
   await Promise.all(
     leases.map((lease) =>
@@ -106,11 +139,6 @@ async function giveBack(ctx: NodeContext, leases: Lease[]): Promise<void> {
   );
 }
 
-function urlInfo(lease: Lease): URLInfo {
-  return {
-    url: lease.url,
-    key: lease.host,
-    metadata: decodeMetadata(lease.meta),
-    crawlID: DEFAULT_CRAWL_ID,
-  };
+function urlInfo(lease: Lease, crawlID: string): URLInfo {
+  return { url: lease.url, key: lease.host, metadata: decodeMetadata(lease.meta), crawlID };
 }

@@ -8,7 +8,7 @@ import type { LeaseRef, RedisFrontier } from '@shardline/frontier';
 import type { CanonicalUrl } from '@shardline/url';
 
 export class LeaseBook {
-  // Canonical URL → lease, for URLs this node handed out and not yet acked. Insertion order
+  // `<crawl> <canonical URL>` → lease, for URLs this node handed out and not yet acked. Insertion order
   // is age: past `max` the oldest go (their leases are found in Redis if still out).
   readonly #local = new Map<string, LeaseRef>();
   readonly #max: number;
@@ -22,9 +22,10 @@ export class LeaseBook {
     return this.#local.size;
   }
 
-  remember(url: string, lease: LeaseRef): void {
-    this.#local.delete(url);
-    this.#local.set(url, { id: lease.id, pod: lease.pod });
+  remember(crawlId: string, url: string, lease: LeaseRef): void {
+    const key = `${crawlId} ${url}`;
+    this.#local.delete(key);
+    this.#local.set(key, { id: lease.id, pod: lease.pod });
     if (this.#local.size > this.#max) {
       const oldest = this.#local.keys().next().value;
       if (oldest !== undefined) this.#local.delete(oldest);
@@ -32,15 +33,11 @@ export class LeaseBook {
   }
 
   /** Takes the remembered lease of a URL (it is settled once). */
-  take(url: string): LeaseRef | undefined {
-    const lease = this.#local.get(url);
-    if (lease) this.#local.delete(url);
+  take(crawlId: string, url: string): LeaseRef | undefined {
+    const key = `${crawlId} ${url}`;
+    const lease = this.#local.get(key);
+    if (lease) this.#local.delete(key);
     return lease;
-  }
-
-  /** Forgets a lease given back (GetURLs released it unsent). */
-  forget(url: string): void {
-    this.#local.delete(url);
   }
 
   /** The lease out on `url` as Redis holds it, whoever holds it; `null` when none. */

@@ -7,12 +7,13 @@
  * their deadline), so a resize hands no URL out twice while it is leased.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { RedisFrontier } from '@shardline/frontier';
+import { CrawlRegistry, RedisFrontier } from '@shardline/frontier';
 import { Membership, MembershipReader } from '@shardline/membership';
 import { type Logger, pino } from 'pino';
 import { ADDRESS_SETTING } from './cluster-methods.js';
 import { ActiveSwitch, type NodeContext, NodeCounters } from './context.js';
 import { CrawlFrontiers } from './crawl-frontiers.js';
+import { CrawlHandoff } from './crawl-handoff.js';
 import { LeaseBook } from './lease-book.js';
 import {
   type ResolvedNodeOptions,
@@ -30,11 +31,13 @@ export class UrlFrontierNode {
   readonly podId: string;
   /** The address clients use (`host:port`), as published in the membership record. */
   readonly address: string;
+  /** The default crawl's frontier. */
   readonly frontier: RedisFrontier;
   readonly membership: Membership;
   readonly log: Logger;
   readonly #server: Server;
   readonly #context: NodeContext;
+  readonly #handoff: CrawlHandoff;
 
   private constructor(parts: {
     options: ResolvedNodeOptions;
@@ -43,6 +46,7 @@ export class UrlFrontierNode {
     frontier: RedisFrontier;
     membership: Membership;
     context: NodeContext;
+    handoff: CrawlHandoff;
   }) {
     this.podId = parts.options.podId;
     this.address = parts.address;
@@ -50,6 +54,7 @@ export class UrlFrontierNode {
     this.frontier = parts.frontier;
     this.membership = parts.membership;
     this.#context = parts.context;
+    this.#handoff = parts.handoff;
     this.log = parts.context.log;
   }
 
@@ -61,28 +66,35 @@ export class UrlFrontierNode {
     const o = resolveNodeOptions(options);
     const log = o.logger ?? pino({ level: 'info' });
     let membership: Membership | undefined;
-    const frontier = new RedisFrontier({
-      redis: o.redis,
-      // Asked lazily (first enqueue or claim), once the membership below exists.
-      ownerOf: (domain) => {
-        if (!membership) throw new Error('the node has not joined the ring yet');
-        return membership.ownerOf(domain);
-      },
-      prefix: o.prefix,
-      leaseTimeoutMs: o.leaseTimeoutMs,
-      defaultDelayMs: o.minDelayMs,
-      defaultConcurrency: o.perHostConcurrency,
-      maxMetaChars: o.maxMetadataChars,
-      maxAcceptedPerHost: o.maxPagesPerHost,
-      maxAcceptedPerDomain: o.maxPagesPerDomain,
-      onBackgroundError: (error, operation) =>
-        log.warn({ err: error, operation }, 'frontier background operation failed'),
-    });
+    // One frontier per crawl, all on the node's ring (asked lazily, once the membership exists).
+    const make = (crawlId: string) =>
+      new RedisFrontier({
+        redis: o.redis,
+        crawlId,
+        ownerOf: (domain) => {
+          if (!membership) throw new Error('the node has not joined the ring yet');
+          return membership.ownerOf(domain);
+        },
+        prefix: o.prefix,
+        leaseTimeoutMs: o.leaseTimeoutMs,
+        defaultDelayMs: o.minDelayMs,
+        defaultConcurrency: o.perHostConcurrency,
+        maxMetaChars: o.maxMetadataChars,
+        maxAcceptedPerHost: o.maxPagesPerHost,
+        maxAcceptedPerDomain: o.maxPagesPerDomain,
+        onBackgroundError: (error, operation) =>
+          log.warn({ err: error, operation, crawlId }, 'frontier background operation failed'),
+      });
+    const crawls = new CrawlFrontiers(
+      make,
+      new CrawlRegistry({ redis: o.redis, prefix: o.prefix }),
+    );
+    const frontier = crawls.default;
     const context: NodeContext = {
       podId: o.podId,
       options: o,
       redis: o.redis,
-      crawls: new CrawlFrontiers(frontier),
+      crawls,
       leases: new LeaseBook(),
       reader: new MembershipReader(o.redis, o.prefix),
       active: new ActiveSwitch(o.redis, o.prefix),
@@ -113,6 +125,8 @@ export class UrlFrontierNode {
       },
     });
     membership.on('error', (error: unknown) => log.warn({ err: error }, 'membership error'));
+    const handoff = new CrawlHandoff(context);
+    membership.on('change', (change) => handoff.onChange(change));
     try {
       await membership.start();
     } catch (error) {
@@ -120,7 +134,20 @@ export class UrlFrontierNode {
       throw error;
     }
     log.info({ pod: o.podId, address }, 'URLFrontier node serving');
-    return new UrlFrontierNode({ options: o, address, server, frontier, membership, context });
+    return new UrlFrontierNode({
+      options: o,
+      address,
+      server,
+      frontier,
+      membership,
+      context,
+      handoff,
+    });
+  }
+
+  /** The frontier of a URLFrontier crawl id ('' or DEFAULT: the default crawl). */
+  frontierOf(crawlId: string): RedisFrontier {
+    return this.#context.crawls.get(crawlId, 'frontierOf');
   }
 
   /** The node's own counters (GetStats with `local`). */
@@ -144,9 +171,8 @@ export class UrlFrontierNode {
         resolve();
       });
     });
-    await this.membership.stop({
-      graceful: options.graceful ?? true,
-      releaseLeases: async () => {},
-    });
+    const graceful = options.graceful ?? true;
+    await this.membership.stop({ graceful, releaseLeases: async () => {} });
+    if (graceful) await this.#handoff.leave();
   }
 }

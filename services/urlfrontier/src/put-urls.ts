@@ -16,6 +16,7 @@ import {
 } from '@shardline/frontier';
 import type { CanonicalUrl } from '@shardline/url';
 import type { NodeContext } from './context.js';
+import { CrawlFrontiers } from './crawl-frontiers.js';
 import { encodeMetadata } from './metadata.js';
 import type { AckMessage, AckStatus, URLInfo, URLItem } from './proto.js';
 import { canonicalUrl, keyFitsUrl } from './queue-key.js';
@@ -63,11 +64,18 @@ export function handlePutUrls(
   call.on('error', (error) => ctx.log.debug({ err: error }, 'PutURLs stream closed by the client'));
 }
 
-/** One batch: discovered items enqueued together, known items settled together; acks in input order. */
+/** A crawl's share of a batch. */
+interface CrawlBatch {
+  crawlId: string;
+  frontier: RedisFrontier;
+  discovered: { k: number; info: URLInfo }[];
+  known: { k: number; url: CanonicalUrl; refetchAfterMs: number }[];
+}
+
+/** One batch: per crawl, discovered items enqueued together, known items settled together; acks in input order. */
 async function settleBatch(ctx: NodeContext, items: URLItem[]): Promise<AckMessage[]> {
   const acks: AckMessage[] = items.map((item) => ({ ID: ackId(item), status: 'OK' }));
-  const discovered: { k: number; info: URLInfo }[] = [];
-  const known: { k: number; url: CanonicalUrl; refetchAfterMs: number }[] = [];
+  const crawls = new Map<string, CrawlBatch>();
   const nowMs = Date.now();
   for (const [k, item] of items.entries()) {
     const info = item.discovered?.info ?? item.known?.info;
@@ -79,10 +87,18 @@ async function settleBatch(ctx: NodeContext, items: URLItem[]): Promise<AckMessa
       set('SKIPPED', 'put.no-url', 'PutURLs: an item without URLInfo.url was skipped');
       continue;
     }
+    let crawl: CrawlBatch;
     try {
-      ctx.crawls.get(info.crawlID, 'PutURLs');
+      const crawlId = CrawlFrontiers.toShardline(info.crawlID, 'PutURLs');
+      crawl = crawls.get(crawlId) ?? {
+        crawlId,
+        frontier: ctx.crawls.ofShardline(crawlId, 'PutURLs'),
+        discovered: [],
+        known: [],
+      };
+      crawls.set(crawlId, crawl);
     } catch (error) {
-      set('SKIPPED', 'put.unknown-crawl', (error as Error).message);
+      set('SKIPPED', 'put.bad-crawl', (error as Error).message);
       continue;
     }
     const canonical = canonicalUrl(info.url);
@@ -110,18 +126,21 @@ async function settleBatch(ctx: NodeContext, items: URLItem[]): Promise<AckMessa
         );
         continue;
       }
-      known.push({ k, url: canonical.url, refetchAfterMs });
+      crawl.known.push({ k, url: canonical.url, refetchAfterMs });
     } else {
-      discovered.push({ k, info });
+      crawl.discovered.push({ k, info });
     }
   }
-  const frontier = ctx.crawls.get(undefined, 'PutURLs');
-  await Promise.all([
-    enqueueDiscovered(ctx, frontier, discovered, acks),
-    settleKnown(ctx, frontier, known, acks),
-  ]);
-  ctx.counters.add('put.discovered', discovered.length);
-  ctx.counters.add('put.known', known.length);
+  await Promise.all(
+    [...crawls.values()].flatMap((crawl) => [
+      enqueueDiscovered(ctx, crawl, acks),
+      settleKnown(ctx, crawl, acks),
+    ]),
+  );
+  for (const crawl of crawls.values()) {
+    ctx.counters.add('put.discovered', crawl.discovered.length);
+    ctx.counters.add('put.known', crawl.known.length);
+  }
   return acks;
 }
 
@@ -131,8 +150,7 @@ function ackId(item: URLItem): string {
 
 async function enqueueDiscovered(
   ctx: NodeContext,
-  frontier: RedisFrontier,
-  items: { k: number; info: URLInfo }[],
+  { frontier, discovered: items }: CrawlBatch,
   acks: AckMessage[],
 ): Promise<void> {
   if (items.length === 0) return;
@@ -173,8 +191,7 @@ async function enqueueDiscovered(
 
 async function settleKnown(
   ctx: NodeContext,
-  frontier: RedisFrontier,
-  items: { k: number; url: CanonicalUrl; refetchAfterMs: number }[],
+  { crawlId, frontier, known: items }: CrawlBatch,
   acks: AckMessage[],
 ): Promise<void> {
   if (items.length === 0) return;
@@ -185,7 +202,7 @@ async function settleKnown(
   // First the leases this node remembers (one batch), then a lookup in Redis for the others
   // and for remembered leases that moved on (expired and handed out again, or settled).
   const remembered = items.flatMap((item) => {
-    const lease = ctx.leases.take(item.url.url);
+    const lease = ctx.leases.take(crawlId, item.url.url);
     return lease ? [{ item, lease }] : [];
   });
   const took = new Set(remembered.map((r) => r.item));

@@ -8,6 +8,7 @@
  */
 import type { FrontierInspector } from '@shardline/frontier';
 import type { NodeContext } from './context.js';
+import { CrawlFrontiers } from './crawl-frontiers.js';
 import { invalidArgument, unimplemented } from './errors.js';
 import type {
   BlockQueueParams,
@@ -53,7 +54,7 @@ async function localCounts(ctx: NodeContext, inspector: FrontierInspector) {
 
 export async function getStats(ctx: NodeContext, p: QueueWithinCrawlParams): Promise<Stats> {
   const { inspector } = ctx.crawls.get(p.crawlID, 'GetStats');
-  const crawlID = p.crawlID || 'DEFAULT';
+  const crawlID = CrawlFrontiers.toUrlFrontier(inspector.crawlId);
   if (p.key !== '') {
     const { host, domain } = queue('GetStats', p.key);
     const [state, stats] = await Promise.all([
@@ -130,7 +131,7 @@ export async function listQueues(ctx: NodeContext, p: Pagination): Promise<Queue
     total: all.length,
     start: p.start,
     size: values.length,
-    crawlID: p.crawlID || 'DEFAULT',
+    crawlID: CrawlFrontiers.toUrlFrontier(inspector.crawlId),
   };
 }
 

@@ -40,6 +40,7 @@ export class FrontierClient {
     delay_requestable?: number;
     key?: string;
     crawlID?: string;
+    anyCrawlID?: object;
   }): Promise<URLInfo[]> {
     return new Promise((resolve, reject) => {
       const out: URLInfo[] = [];

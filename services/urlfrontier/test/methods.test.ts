@@ -218,12 +218,12 @@ describe('URLFrontier methods on three nodes', () => {
       discovered('http://www.keyed.co.uk/a', { key: 'keyed.co.uk' }),
       discovered('http://www.keyed.co.uk/b', { key: 'elsewhere.co.uk' }),
       discovered('not a url'),
-      discovered('http://keyed.test/c', { crawlID: 'other' }),
+      discovered('http://keyed.test/c', { crawlID: 'Not A Crawl' }),
     ]);
     expect(acks.map((a) => a.status)).toEqual(['OK', 'SKIPPED', 'SKIPPED', 'SKIPPED']);
-    await expect(c.getUrls({ crawlID: 'other' })).rejects.toMatchObject({
-      code: status.NOT_FOUND,
-      details: expect.stringContaining('crawl id "other"'),
+    await expect(c.getUrls({ crawlID: 'Not A Crawl' })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+      details: expect.stringContaining('crawl id "Not A Crawl" is not a shardline crawl id'),
     });
     await expect(c.getUrls({ key: 'keyed.test' })).rejects.toMatchObject({
       code: status.UNIMPLEMENTED,
@@ -231,6 +231,7 @@ describe('URLFrontier methods on three nodes', () => {
     for (const [method, request] of [
       ['DeleteQueue', { key: 'keyed.test' }],
       ['DeleteCrawl', { value: 'DEFAULT' }],
+      ['DeleteCrawl', { value: '' }],
       ['SetCrawlLimit', { key: 'keyed.test', limit: 5 }],
       ['GetURLStatus', { url: 'http://keyed.test/a' }],
       ['PurgeURLs', { days: 1 }],
@@ -243,5 +244,51 @@ describe('URLFrontier methods on three nodes', () => {
     await expect(c.call('BlockQueueUntil', { key: 'bad key/x', time: 1 })).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });
+  });
+
+  it('keeps crawls apart: same URL in two crawls, per-crawl streams, anyCrawlID, DeleteCrawl', async () => {
+    const { nodes, clients } = await cluster('m9', 2);
+    const [a, b] = clients as [FrontierClient, FrontierClient];
+    const urls = urlsOf(['c1.test', 'c2.test'], 2);
+    const acks = await a.putUrls([
+      ...urls.map((u) => discovered(u)),
+      ...urls.map((u) => ({ ...discovered(u, { crawlID: 'news' }), ID: `news:${u}` })),
+    ]);
+    expect(acks.every((x) => x.status === 'OK')).toBe(true);
+    expect((await b.call<{ values: string[] }>('ListCrawls', {})).values).toEqual([
+      'DEFAULT',
+      'news',
+    ]);
+    expect(await b.call('CountURLs', { key: '', crawlID: 'news' })).toEqual({ value: 4 });
+    const news: URLInfo[] = [];
+    for (const c of clients)
+      news.push(...(await c.getUrls({ crawlID: 'news', delay_requestable: 30 })));
+    expect(news.map((u) => [u.crawlID, u.url]).sort()).toEqual(urls.map((u) => ['news', u]).sort());
+    const any: URLInfo[] = [];
+    for (const c of clients)
+      any.push(...(await c.getUrls({ anyCrawlID: {}, delay_requestable: 30 })));
+    expect(any.map((u) => [u.crawlID, u.url]).sort()).toEqual(
+      urls.map((u) => ['DEFAULT', u]).sort(),
+    );
+    // A news URL acked in its crawl; the same URL's default-crawl lease is untouched.
+    await b.putUrls([
+      {
+        ...known(urls[0]!),
+        known: {
+          ...known(urls[0]!).known,
+          info: { ...known(urls[0]!).known.info, crawlID: 'news' },
+        },
+      },
+    ]);
+    const newsFrontier = nodes[0]!.frontierOf('news');
+    await vi.waitFor(async () => expect((await newsFrontier.inspector.stats()).fetched).toBe(1));
+    expect((await nodes[0]!.frontier.inspector.stats()).fetched ?? 0).toBe(0);
+    expect(await a.call('DeleteCrawl', { value: 'news' })).toEqual({ value: 3 });
+    expect((await b.call<{ values: string[] }>('ListCrawls', {})).values).toEqual(['DEFAULT']);
+    expect(await newsFrontier.inspector.domainStats('c1.test')).toMatchObject({
+      queued: 0,
+      inFlight: 0,
+    });
+    expect(await a.call('CountURLs', { key: '', crawlID: '' })).toEqual({ value: 4 });
   });
 });
