@@ -11,13 +11,24 @@ import type { UrlFrontierNode } from '../src/index.js';
 import type { URLInfo } from '../src/proto.js';
 import { clusterFixture, discovered, type FrontierClient, known } from './cluster-fixture.js';
 
+const knownIn = (crawlID: string, url: string) => {
+  const item = known(url);
+  return { ...item, known: { ...item.known, info: { ...item.known.info, crawlID } } };
+};
+
 const HOSTS = 40;
 const PER_HOST = 10;
 /** Session timeout of the nodes; their heartbeat is a third of it. */
 const SESSION_MS = 1500;
 const HEARTBEAT_MS = SESSION_MS / 3;
 
+/** The second crawl, streamed with the default one through anyCrawlID. */
+const CRAWL = 'rz2';
+
 interface Handout {
+  /** `<crawl> <url>`. */
+  id: string;
+  crawl: string;
   url: string;
   host: string;
   node: string;
@@ -50,14 +61,22 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
     const urls = hosts.flatMap((h) =>
       Array.from({ length: PER_HOST }, (_, j) => `http://${h}/${j}`),
     );
-    const acks = await live.get('n1')!.client.putUrls(urls.map((u) => discovered(u)));
-    expect(acks.filter((a) => a.status === 'OK')).toHaveLength(urls.length);
+    const acks = await live
+      .get('n1')!
+      .client.putUrls([
+        ...urls.map((u) => discovered(u)),
+        ...urls.map((u) => ({ ...discovered(u, { crawlID: CRAWL }), ID: `${CRAWL} ${u}` })),
+      ]);
+    expect(acks.filter((a) => a.status === 'OK')).toHaveLength(2 * urls.length);
+    const all = 2 * urls.length + 12;
 
     const handouts: Handout[] = [];
     const outstanding = new Map<string, Handout>();
     let stopLoop = false;
     // While set, the client keeps what it got unacked (a crawler still fetching).
     let holdAcks = false;
+    // While set, the client asks for nothing (so what is queued stays in the due indexes).
+    let holdPulls = false;
     const pick = () => {
       const nodes = [...live.values()];
       return nodes[Math.floor(Math.random() * nodes.length)]!.client;
@@ -68,11 +87,18 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
         // biome-ignore lint/suspicious/noExplicitAny: the generated client is untyped.
         const stream = (client as any)
           .raw()
-          .GetURLs({ max_urls_per_queue: 2, delay_requestable: 120 });
+          .GetURLs({ max_urls_per_queue: 2, delay_requestable: 120, anyCrawlID: {} });
         stream.on('data', (info: URLInfo) => {
-          const h: Handout = { url: info.url, host: info.key, node: id, atMs: Date.now() };
+          const h: Handout = {
+            id: `${info.crawlID} ${info.url}`,
+            crawl: info.crawlID,
+            url: info.url,
+            host: info.key,
+            node: id,
+            atMs: Date.now(),
+          };
           handouts.push(h);
-          outstanding.set(info.url, h);
+          outstanding.set(h.id, h);
         });
         stream.on('error', () => resolve());
         stream.on('end', () => resolve());
@@ -82,19 +108,21 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
     });
     const crawler = (async () => {
       while (!stopLoop) {
-        await Promise.all([...live.entries()].map(([id, { client }]) => pull(id, client)));
+        if (!holdPulls) {
+          await Promise.all([...live.entries()].map(([id, { client }]) => pull(id, client)));
+        }
         // Ack what is out (to any live node), except one URL in five, acked a round later.
         const batch = [...outstanding.values()].filter(
           (h) => !holdAcks && (h.url.length % 5 !== 0 || h.atMs < Date.now() - 200),
         );
         for (const h of batch) {
           h.ackedAtMs = Date.now();
-          outstanding.delete(h.url);
+          outstanding.delete(h.id);
         }
         // A node that is going away refuses the call: the client tries another, as any would.
         for (let attempt = 0; batch.length > 0; attempt++) {
           try {
-            const replies = await pick().putUrls(batch.map((h) => known(h.url)));
+            const replies = await pick().putUrls(batch.map((h) => knownIn(h.crawl, h.url)));
             expect(replies.map((a) => a.status)).toEqual(batch.map(() => 'OK'));
             break;
           } catch (error) {
@@ -104,13 +132,13 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
         await new Promise((r) => setTimeout(r, 60));
       }
     })();
-    const handedOut = () => new Set(handouts.map((h) => h.url)).size;
-    await vi.waitFor(() => expect(handedOut()).toBeGreaterThan(urls.length / 5), {
+    const handedOut = () => new Set(handouts.map((h) => h.id)).size;
+    await vi.waitFor(() => expect(handedOut()).toBeGreaterThan(all / 5), {
       timeout: 20_000,
     });
 
     // Scale up: n3 joins mid-stream.
-    expect(handedOut()).toBeLessThan(urls.length / 2);
+    expect(handedOut()).toBeLessThan(all / 2);
     const ownersBefore = new Map(hosts.map((h) => [h, live.get('n0')!.node.membership.ownerOf(h)]));
     await start('n3');
     await settled(4);
@@ -126,7 +154,7 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
     expect(Date.now() - t0).toBeLessThan(HEARTBEAT_MS + 1500);
     // From now on, no old owner hands out a URL of a moved queue.
     const afterUp = handouts.length;
-    await vi.waitFor(() => expect(handedOut()).toBeGreaterThan((urls.length * 3) / 5), {
+    await vi.waitFor(() => expect(handedOut()).toBeGreaterThan((all * 3) / 5), {
       timeout: 30_000,
     });
     const strays = handouts
@@ -141,8 +169,21 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
     const byLeaving = () =>
       [...outstanding.values()].filter((h) => h.node === 'n0' || h.node === 'n1');
     await vi.waitFor(() => expect(byLeaving().length).toBeGreaterThan(0), { timeout: 10_000 });
-    expect(handedOut()).toBeLessThan(urls.length);
+    expect(handedOut()).toBeLessThan(all);
     const leasedByLeaving = byLeaving();
+    // Fresh queues of the second crawl, queued while nobody pulls: those the leaving nodes own
+    // wait in their due indexes of that crawl and must be handed off with the default crawl's.
+    holdPulls = true;
+    await new Promise((r) => setTimeout(r, 200));
+    const fresh = Array.from({ length: 12 }, (_, i) => `http://fresh${i}.test/x`);
+    const freshAcks = await live
+      .get('n2')!
+      .client.putUrls(fresh.map((u) => discovered(u, { crawlID: CRAWL })));
+    expect(freshAcks.every((a) => a.status === 'OK')).toBe(true);
+    const freshOfLeaving = fresh.filter((u) =>
+      ['n0', 'n1'].includes(live.get('n2')!.node.membership.ownerOf(new URL(u).host)),
+    );
+    expect(freshOfLeaving.length).toBeGreaterThan(0);
     const leaving = ['n0', 'n1'].map((id) => live.get(id)!.node);
     for (const node of leaving) live.delete(node.podId);
     await Promise.all(leaving.map((node) => node.stop()));
@@ -150,11 +191,12 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
     // Their leases outlived them: none of those URLs is handed out again while acks are held.
     await new Promise((r) => setTimeout(r, 3 * HEARTBEAT_MS));
     for (const lease of leasedByLeaving) {
-      expect(handouts.filter((h) => h.url === lease.url)).toHaveLength(1);
+      expect(handouts.filter((h) => h.id === lease.id)).toHaveLength(1);
     }
     holdAcks = false;
+    holdPulls = false;
 
-    await vi.waitFor(() => expect(handedOut()).toBe(urls.length), {
+    await vi.waitFor(() => expect(handedOut()).toBe(all), {
       timeout: 60_000,
       interval: 100,
     });
@@ -162,24 +204,33 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
     stopLoop = true;
     await crawler;
     // Nothing handed out twice (no lease lapsed: 120 s), nothing lost.
-    expect(handouts).toHaveLength(urls.length);
-    expect(new Set(handouts.map((h) => h.url)).size).toBe(urls.length);
-    // One URL per host out at a time, across every node.
-    for (const host of hosts) {
-      const mine = handouts.filter((h) => h.host === host).sort((a, b) => a.atMs - b.atMs);
+    expect(handouts).toHaveLength(all);
+    expect(handedOut()).toBe(all);
+    // One URL per host and crawl out at a time, across every node.
+    for (const [host, crawl] of hosts.flatMap((h) => [
+      [h, 'DEFAULT'] as const,
+      [h, CRAWL] as const,
+    ])) {
+      const mine = handouts
+        .filter((h) => h.host === host && h.crawl === crawl)
+        .sort((a, b) => a.atMs - b.atMs);
+      expect(mine).toHaveLength(PER_HOST);
       for (let i = 1; i < mine.length; i++)
         expect(mine[i]!.atMs).toBeGreaterThanOrEqual(mine[i - 1]!.ackedAtMs!);
     }
-    const inspector = live.get('n2')!.node.frontier.inspector;
-    await vi.waitFor(async () => expect((await inspector.stats()).fetched).toBe(urls.length));
-    for (const host of hosts) {
-      expect(await inspector.domainStats(host)).toMatchObject({
-        queued: 0,
-        inFlight: 0,
-        fetched: PER_HOST,
-        repeats: 0,
-        late: 0,
-      });
+    for (const crawl of ['DEFAULT', CRAWL]) {
+      const inspector = live.get('n2')!.node.frontierOf(crawl).inspector;
+      const fetched = urls.length + (crawl === CRAWL ? 12 : 0);
+      await vi.waitFor(async () => expect((await inspector.stats()).fetched).toBe(fetched));
+      for (const host of hosts) {
+        expect(await inspector.domainStats(host)).toMatchObject({
+          queued: 0,
+          inFlight: 0,
+          fetched: PER_HOST,
+          repeats: 0,
+          late: 0,
+        });
+      }
     }
   }, 180_000);
 });
