@@ -38,6 +38,7 @@ export function handlePutUrls(
     try {
       while (pending.length > 0 && !call.cancelled) {
         const batch = pending.splice(0, BATCH);
+        ctx.counters.add('put.batches');
         if (call.isPaused() && pending.length < HIGH_WATER / 2) call.resume();
         for (const ack of await settleBatch(ctx, batch)) call.write(ack);
       }
