@@ -40,10 +40,18 @@ export function handlePutUrls(
         const batch = pending.splice(0, BATCH);
         ctx.counters.add('put.batches');
         if (call.isPaused() && pending.length < HIGH_WATER / 2) call.resume();
-        for (const ack of await settleBatch(ctx, batch)) call.write(ack);
+        let acks: AckMessage[];
+        try {
+          acks = await settleBatch(ctx, batch);
+        } catch (error) {
+          // Every item still gets its ack: FAIL, so the client sends it again.
+          ctx.counters.fault('put.batch-failed', 'PutURLs: a batch failed; its items acked FAIL', {
+            err: error,
+          });
+          acks = batch.map((item) => ({ ID: ackId(item), status: 'FAIL' }));
+        }
+        for (const ack of acks) call.write(ack);
       }
-    } catch (error) {
-      ctx.log.error({ err: error }, 'PutURLs batch failed');
     } finally {
       flushing = false;
       if (ended && pending.length === 0) call.end();
