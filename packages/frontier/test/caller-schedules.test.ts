@@ -90,4 +90,41 @@ describe('caller schedules', () => {
     await frontier.complete(leases[0]!);
     expect(await frontier.inspector.hostLeases('held.example', 'held.example')).toHaveLength(1);
   });
+
+  it('drops a host queue and its refetch schedule; leases out finish; the URLs stay seen', async () => {
+    const redis = connect();
+    const { frontier, keys } = make({ defaultConcurrency: 5 });
+    await frontier.enqueue([
+      { url: 'https://drop.example/r', refetchAfterMs: 60_000 },
+      'https://drop.example/a',
+      'https://drop.example/b',
+      'https://drop.example/c',
+    ]);
+    const { leases } = await frontier.claim({ pod: 'pod-a', max: 2 });
+    await frontier.enqueue(['https://keep.example/a']);
+    const r = leases.find((l) => l.url === 'https://drop.example/r')!;
+    const a = leases.find((l) => l.url === 'https://drop.example/a')!;
+    await frontier.complete(r); // scheduled for a refetch in a minute
+    expect(await frontier.inspector.domainStats('drop.example')).toMatchObject({
+      queued: 3,
+      scheduled: 1,
+      inFlight: 1,
+    });
+    expect(await frontier.dropHost('drop.example')).toBe(3);
+    expect(await frontier.inspector.domainStats('drop.example')).toMatchObject({
+      queued: 0,
+      scheduled: 0,
+      inFlight: 1,
+    });
+    expect(await redis.exists(keys.hostLevels('drop.example', 'drop.example'))).toBe(0);
+    expect((await frontier.inspector.stats()).queued).toBe(1);
+    expect((await frontier.inspector.stats()).dropped).toBe(3);
+    // Seen: discovering them again queues nothing.
+    const again = await frontier.enqueue(['https://drop.example/b', 'https://drop.example/c']);
+    expect(again.duplicates).toBe(2);
+    await frontier.complete(a);
+    const rest = await frontier.claim({ pod: 'pod-a', max: 10 });
+    expect(rest.leases.map((l) => l.url)).toEqual(['https://keep.example/a']);
+    expect(await frontier.dropHost('drop.example')).toBe(0);
+  });
 });

@@ -181,12 +181,20 @@ export async function setDelay(ctx: NodeContext, p: QueueDelayParams): Promise<o
   return {};
 }
 
-export async function deleteQueue(_ctx: NodeContext, _p: QueueWithinCrawlParams): Promise<never> {
-  throw unimplemented(
-    'DeleteQueue',
-    'the frontier has no per-host delete (every accepted URL is fetched, dead-lettered or still ' +
-      'queued); BlockQueueUntil keeps a queue from being handed out',
-  );
+/**
+ * Deletes the URLs waiting in a host's queue (and its refetch schedule) in one crawl; returns
+ * how many. Leases already out finish normally; the URLs stay seen, so discovering them again
+ * does not queue them again. Cluster-wide (`local` changes nothing).
+ */
+export async function deleteQueue(
+  ctx: NodeContext,
+  p: QueueWithinCrawlParams,
+): Promise<{ value: number }> {
+  const frontier = ctx.crawls.get(p.crawlID, 'DeleteQueue');
+  const { host, domain } = queue('DeleteQueue', p.key);
+  const value = await frontier.dropHost(host, domain);
+  ctx.log.info({ host, crawlId: p.crawlID, urls: value }, 'DeleteQueue');
+  return { value };
 }
 
 export async function setCrawlLimit(_ctx: NodeContext, _p: CrawlLimitParams): Promise<never> {

@@ -229,7 +229,6 @@ describe('URLFrontier methods on three nodes', () => {
       code: status.UNIMPLEMENTED,
     });
     for (const [method, request] of [
-      ['DeleteQueue', { key: 'keyed.test' }],
       ['DeleteCrawl', { value: 'DEFAULT' }],
       ['DeleteCrawl', { value: '' }],
       ['SetCrawlLimit', { key: 'keyed.test', limit: 5 }],
@@ -290,5 +289,22 @@ describe('URLFrontier methods on three nodes', () => {
       inFlight: 0,
     });
     expect(await a.call('CountURLs', { key: '', crawlID: '' })).toEqual({ value: 4 });
+  });
+
+  it('DeleteQueue empties one queue everywhere; its leases finish; the URLs stay seen', async () => {
+    const { nodes, clients } = await cluster('m10', 2);
+    const urls = urlsOf(['gone.test', 'kept.test'], 3);
+    await clients[0]!.putUrls(urls.map((u) => discovered(u)));
+    const one = (await drain(clients, 1, { max_queues: 1, max_urls_per_queue: 1 }))[0]!.info;
+    const host = one.key;
+    expect(await clients[1]!.call('DeleteQueue', { key: host, crawlID: '' })).toEqual({ value: 2 });
+    const inspector = nodes[0]!.frontier.inspector;
+    expect(await inspector.domainStats(host)).toMatchObject({ queued: 0, inFlight: 1 });
+    // Nothing more of that queue is handed out; rediscovery does not bring it back.
+    await clients[0]!.putUrls(urls.map((u) => discovered(u)));
+    const rest = await drain(clients, 3);
+    expect(rest.map((g) => g.info.key)).not.toContain(host);
+    await clients[0]!.putUrls([known(one.url)]);
+    await vi.waitFor(async () => expect((await inspector.domainStats(host)).fetched).toBe(1));
   });
 });
