@@ -19,7 +19,7 @@
   ARGV[11] budget window (ms)
 
   Gate (all must hold for each URL): domain not paused, now >= next_allowed_at and past
-  any operator block of the host or domain, in flight < concurrency, queue not empty,
+  any operator block of the host or domain, in flight (in every crawl) < concurrency, queue not empty,
   and the domain's refilling budget not spent. Each claim sets next_allowed_at =
   now + effective delay, reserving the start-to-start gap.
 
@@ -73,7 +73,7 @@ local got = 0
 while got < max and not paused do
   local st = host_state(root, host)
   local conc = tonumber(st.c) or default_conc
-  if st.q <= 0 or st.f >= conc or now < not_before(root, st) then break end
+  if st.q <= 0 or st.fa >= conc or now < not_before(root, st) then break end
   if not budget_take(dkey, now, budget, budget_period) then break end
   local entry, level = queue_pop(root, host)
   if not entry then break end
@@ -87,7 +87,7 @@ while got < max and not paused do
   redis.call('HSET', hkey(root, host, 'L'), field,
     fmt(deadline) .. ',' .. holder .. ',' .. fmt(now) .. ',' .. level .. ',' .. entry)
   redis.call('HSET', pk, 'n', fmt(now + effective_delay(st, default_delay)))
-  redis.call('HINCRBY', skey, 'f', 1)
+  flight_add(root, host, 1)
   redis.call('HINCRBY', dkey, 'f', 1)
   redis.call('HINCRBY', dkey, 'q', -1)
   redis.call('HINCRBY', dkey, 'claimed', 1)

@@ -51,7 +51,7 @@ local skey = hkey(root, host, 's')
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
-redis.call('HINCRBY', skey, 'f', -1)
+flight_add(root, host, -1)
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'ok', 1)
 redis.call('HINCRBY', dkey, 'bytes', tonumber(ARGV[4]))

@@ -9,11 +9,14 @@
   KEYS[1] domain hash  R..'d'
   KEYS[2] key root     R   (must be a crawl root '<prefix>:{d:<domain>}:c:<crawl>:')
 
+  Side effect on the shared keys: the crawl's leases still out leave the hosts' count of
+  requests in flight ('fx', host.lua).
   Returns the number of keys removed, or -1 when R is the default crawl's root (refused:
   its keys hold every crawl's politeness).
   Side effects: the keys above are gone.
   Flagged allow-oom (runs while Redis is full): it only frees memory.
 ]]
+--@include "time"
 --@include "host"
 
 local dkey, root = KEYS[1], KEYS[2]
@@ -22,7 +25,11 @@ local removed = 0
 local function drop(key)
   removed = removed + redis.call('UNLINK', key)
 end
+local proot = polite_root(root)
 for _, host in ipairs(redis.call('SMEMBERS', root .. 'H')) do
+  -- Its leases end with it: the host's count of other crawls' requests in flight drops.
+  local f = tonumber(redis.call('HGET', hkey(root, host, 's'), 'f')) or 0
+  if f > 0 then redis.call('HINCRBY', hkey(proot, host, 's'), 'fx', -f) end
   for _, level in ipairs(redis.call('ZRANGE', hkey(root, host, 'l'), 0, -1)) do
     drop(hkey(root, host, 'q:' .. level))
   end

@@ -29,7 +29,7 @@ local _, who, _, level, entry = lease_parse(v)
 if who ~= holder then return { 2, 0, '' } end
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
-redis.call('HINCRBY', hkey(root, host, 's'), 'f', -1)
+flight_add(root, host, -1)
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'q', 1)
 redis.call('HINCRBY', dkey, 'released', 1)

@@ -211,8 +211,10 @@ function checkClient(options: { redis: unknown }): void {
 }
 
 function checkPrefix(prefix: unknown): string {
-  if (typeof prefix !== 'string' || !/^[A-Za-z0-9._:-]{1,64}$/.test(prefix)) {
-    throw new FrontierOptionsError('prefix', prefix, 'a string of 1-64 [A-Za-z0-9._:-]');
+  // 131 = a 64-character prefix, ':c:' and a 64-character crawl id (crawlKeyPrefix): a
+  // crawl's registry and counters are read through a prefix that long.
+  if (typeof prefix !== 'string' || !/^[A-Za-z0-9._:-]{1,131}$/.test(prefix)) {
+    throw new FrontierOptionsError('prefix', prefix, 'a string of 1-131 [A-Za-z0-9._:-]');
   }
   return prefix;
 }

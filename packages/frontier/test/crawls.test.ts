@@ -48,6 +48,7 @@ describe('crawls', () => {
     await b.enqueue(['https://gap.example/2']);
     const [first] = (await a.claim({ pod: 'pod-a' })).leases;
     expect(first).toBeDefined();
+    await a.complete(first!);
     // B's host was due at once (its own enqueue) but the host's shared gate is closed.
     expect((await b.claim({ pod: 'pod-a' })).leases).toEqual([]);
     const shared = Number(await redis.hget(ka.hostPoliteness('gap.example', 'gap.example'), 'n'));
@@ -61,6 +62,26 @@ describe('crawls', () => {
     await new Promise((r) => setTimeout(r, shared - first!.claimedAtMs + 30));
     const [second] = (await b.claim({ pod: 'pod-a' })).leases;
     expect(second?.claimedAtMs).toBeGreaterThanOrEqual(first!.claimedAtMs + 400);
+  });
+
+  it('counts requests in flight across crawls against the host concurrency', async () => {
+    const redis = connect();
+    const { frontier: a, prefix } = make({ crawlId: 'a' });
+    const { frontier: b, keys: kb } = make({ crawlId: 'b' }, prefix);
+    await a.enqueue(['https://conc.example/1']);
+    await b.enqueue(['https://conc.example/2', 'https://conc.example/3']);
+    const [held] = (await a.claim({ pod: 'pod-a' })).leases;
+    expect(held).toBeDefined();
+    // Concurrency 1, no delay: crawl B waits while A's request is out, and looks again soon.
+    const { leases, nowMs } = await b.claim({ pod: 'pod-a' });
+    expect(leases).toEqual([]);
+    const again = Number(await redis.zscore(kb.due('pod-a'), 'conc.example/conc.example'));
+    expect(again).toBeGreaterThan(nowMs);
+    expect(again).toBeLessThanOrEqual(nowMs + 1000);
+    await a.complete(held!);
+    await new Promise((r) => setTimeout(r, again - nowMs + 30));
+    const [next] = (await b.claim({ pod: 'pod-a', max: 5 })).leases.map((l) => l.url);
+    expect(next).toBe('https://conc.example/2');
   });
 
   it("a run-time delay and a block are the host's in every crawl; a pause is one crawl's", async () => {
@@ -173,6 +194,11 @@ describe('crawls', () => {
     expect(added.every((k) => /^[^:]+:\{d:d\d+\.example\}:h:d\d+\.example:s$/.test(k))).toBe(true);
     expect(before.every((k) => after.includes(k))).toBe(true);
     expect(await redis.hget(`${prefix}:{d:d5.example}:h:d5.example:s`, 'dl')).toBe('1234');
+    // The doomed crawl's leases no longer count as requests in flight to their hosts.
+    for (let i = 0; i < 120; i++) {
+      const fx = await redis.hget(`${prefix}:{d:d${i}.example}:h:d${i}.example:s`, 'fx');
+      expect(Number(fx ?? 0), `d${i}.example`).toBe(0);
+    }
     expect((await registry.list()).map((c) => c.crawlId)).toEqual(['default', 'keep']);
     expect((await keep.inspector.domainStats('d3.example')).queued).toBe(1);
     // The id is free again: a new crawl starts empty.

@@ -67,4 +67,23 @@ export class MembershipKeys {
   epochChannel(): string {
     return `${this.prefix}:m:epoch`;
   }
+  /**
+   * Every stored key of the registry (deleting a crawl's ring). Reclaim locks are left out:
+   * they expire by themselves.
+   */
+  storedKeys(): string[] {
+    return [
+      this.members(),
+      this.meta(),
+      this.epoch(),
+      this.config(),
+      this.reclaim(),
+      this.reclaimKinds(),
+      this.pulse(),
+      this.ringHistory(),
+      this.departed(),
+      this.sweepLock(),
+      this.sweepCursor(),
+    ];
+  }
 }

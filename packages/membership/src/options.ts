@@ -107,7 +107,8 @@ export interface ResolvedMembershipOptions {
 }
 
 const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const PREFIX = /^[A-Za-z0-9._:-]{1,64}$/;
+// 131 = a 64-character prefix, ':c:' and a 64-character crawl id (a crawl's own ring).
+const PREFIX = /^[A-Za-z0-9._:-]{1,131}$/;
 
 function int(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
@@ -142,7 +143,7 @@ function common(options: MembershipOptions): {
   }
   const prefix = options.prefix ?? 'sl';
   if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
-    throw new MembershipOptionsError('prefix', prefix, '1-64 characters of [A-Za-z0-9._:-]');
+    throw new MembershipOptionsError('prefix', prefix, '1-131 characters of [A-Za-z0-9._:-]');
   }
   const f = options.frontier as unknown;
   if (f !== undefined && (typeof f !== 'object' || f === null || !('reindex' in f))) {

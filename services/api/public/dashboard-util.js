@@ -43,6 +43,19 @@ export function el(tag, attrs = {}, text) {
   return node;
 }
 
+// The crawl the page shows ('' = the default crawl): reads carry it as ?crawl=.
+let crawl = '';
+
+export function setCrawl(id) {
+  crawl = id === 'default' ? '' : id;
+}
+
+/** `path` with the selected crawl as `?crawl=` (nothing for the default crawl). */
+export function withCrawl(path) {
+  if (!crawl) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}crawl=${encodeURIComponent(crawl)}`;
+}
+
 export async function getJson(path) {
   const response = await fetch(path, { headers: { accept: 'application/json' } });
   if (!response.ok) {

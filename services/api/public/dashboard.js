@@ -13,7 +13,9 @@ import {
   rate,
   row,
   STATUS_TEXT,
+  setCrawl,
   showDomain,
+  withCrawl,
 } from './dashboard-util.js';
 
 const POLL_MS = 2000;
@@ -431,15 +433,36 @@ function drawCharts(errorTotals) {
   );
 }
 
+/** The crawl selector's options: every crawl, the selected one kept. */
+function drawCrawls({ crawls }) {
+  const select = $('crawl');
+  const ids = crawls.map((c) => c.crawlId);
+  if (select.dataset.ids === ids.join(',')) return;
+  const chosen = select.value;
+  select.replaceChildren(
+    ...crawls.map((c) =>
+      el(
+        'option',
+        { value: c.crawlId },
+        c.state === 'deleting' ? `${c.crawlId} (deleting)` : c.crawlId,
+      ),
+    ),
+  );
+  select.value = ids.includes(chosen) ? chosen : 'default';
+  select.dataset.ids = ids.join(',');
+}
+
 async function refresh() {
   try {
-    const [stats, ring, pods, domains, dead] = await Promise.all([
-      getJson('/v1/stats'),
-      getJson('/v1/ring'),
-      getJson('/v1/pods'),
-      getJson('/v1/domains?sort=depth&limit=10'),
-      getJson('/v1/dead-letters?limit=20'),
+    const [stats, ring, pods, domains, dead, crawls] = await Promise.all([
+      getJson(withCrawl('/v1/stats')),
+      getJson(withCrawl('/v1/ring')),
+      getJson(withCrawl('/v1/pods')),
+      getJson(withCrawl('/v1/domains?sort=depth&limit=10')),
+      getJson(withCrawl('/v1/dead-letters?limit=20')),
+      getJson('/v1/crawls'),
     ]);
+    drawCrawls(crawls);
     for (const m of ring.members) colourOf(m.id);
     const { rates, total, errors } = sample(stats, pods);
     $('t-queued').textContent = fmt(stats.queued);
@@ -469,6 +492,10 @@ async function refresh() {
   }
 }
 
+$('crawl').addEventListener('change', () => {
+  setCrawl($('crawl').value);
+  $('status').textContent = `loading crawl ${$('crawl').value}…`;
+});
 $('token').value = sessionStorage.getItem('shardline-token') ?? '';
 $('token').addEventListener('change', () =>
   sessionStorage.setItem('shardline-token', $('token').value.trim()),

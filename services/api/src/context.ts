@@ -2,6 +2,7 @@ import type { RedisFrontier } from '@shardline/frontier';
 import type { FastifyRequest } from 'fastify';
 import type { Cluster, Redis } from 'ioredis';
 import type { ClusterRing } from './cluster-ring.js';
+import type { CrawlReaders } from './crawls.js';
 import type { ApiMetrics } from './metrics.js';
 import type { StatsReader } from './stats-reader.js';
 
@@ -10,7 +11,12 @@ export interface RouteContext {
   redis: Redis | Cluster;
   frontier: RedisFrontier;
   cluster: ClusterRing;
+  /** The default crawl's reader (the server's frontier and ring). */
   reader: StatsReader;
+  /** The reader of any crawl (`?crawl=`); the default crawl's is {@link reader}. */
+  readers: CrawlReaders;
+  /** The frontier's key prefix (the crawl registry). */
+  prefix: string;
   metrics: ApiMetrics;
   /** `onRequest` hook of mutating routes. */
   guard: (request: FastifyRequest) => Promise<void>;

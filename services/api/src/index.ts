@@ -15,6 +15,7 @@ export {
   StaticClusterView,
 } from './cluster-view.js';
 export { type ApiConfig, loadApiConfig } from './config.js';
+export { CrawlReaders, type CrawlSummary, listCrawls, MAX_CRAWLS_LISTED } from './crawls.js';
 export {
   ApiConfigError,
   ApiError,

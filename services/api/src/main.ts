@@ -66,6 +66,7 @@ export async function startApi(
     redis,
     frontier,
     cluster,
+    prefix: config.keyPrefix,
     token: config.token,
     maxBodyBytes: config.maxBodyBytes,
     maxSeedItems: config.maxSeedItems,

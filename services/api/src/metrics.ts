@@ -4,7 +4,18 @@
  * API's own request histogram and process metrics.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { CrawlSummary } from './crawls.js';
 import type { StatsReader } from './stats-reader.js';
+
+/** Per-crawl figure → Prometheus gauge (label `crawl`; the default crawl is `default`). */
+const CRAWL_GAUGES: Record<string, [string, string]> = {
+  queued: ['shardline_crawl_queue_depth', 'URLs queued in the crawl'],
+  inFlight: ['shardline_crawl_urls_in_flight', 'URLs of the crawl leased and not yet completed'],
+  fetched: ['shardline_crawl_urls_fetched', 'URLs of the crawl fetched and completed (a sum)'],
+  failed: ['shardline_crawl_fetch_failures', 'failed fetch attempts of the crawl (a sum)'],
+  dead: ['shardline_crawl_urls_dead', 'URLs of the crawl dead-lettered and not requeued'],
+  livePods: ['shardline_crawl_live_pods', 'live pods serving the crawl'],
+};
 
 /** Global counter field → Prometheus counter name (monotonic sums). */
 const GLOBAL_COUNTERS: Record<string, [string, string]> = {
@@ -51,9 +62,13 @@ export class ApiMetrics {
   readonly #errorsByCode: Counter<'code'>;
   readonly #podFaults: Gauge<'pod' | 'kind'>;
   readonly #frontierLost: Gauge;
+  readonly #crawls: (() => Promise<CrawlSummary[]>) | undefined;
+  readonly #crawlGauges = new Map<string, Gauge<'crawl'>>();
 
-  constructor(reader: StatsReader) {
+  /** @param crawls lists the crawls for the per-crawl gauges (none when absent). */
+  constructor(reader: StatsReader, crawls?: () => Promise<CrawlSummary[]>) {
     this.#reader = reader;
+    this.#crawls = crawls;
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'shardline_api_' });
     this.requestDuration = new Histogram({
@@ -80,6 +95,9 @@ export class ApiMetrics {
     });
     for (const [field, [name, help]] of Object.entries(GLOBAL_COUNTERS)) {
       this.#counters.set(field, new Counter({ name, help, registers }));
+    }
+    for (const [field, [name, help]] of Object.entries(CRAWL_GAUGES)) {
+      this.#crawlGauges.set(field, new Gauge({ name, help, labelNames: ['crawl'], registers }));
     }
     for (const [field, [name, help]] of Object.entries(POD_COUNTERS)) {
       this.#podCounters.set(field, new Counter({ name, help, labelNames: ['pod'], registers }));
@@ -113,7 +131,18 @@ export class ApiMetrics {
 
   /** Reads the frontier's counters and copies them into the registry. */
   async refresh(): Promise<void> {
-    const [stats, pods] = await Promise.all([this.#reader.stats(), this.#reader.pods()]);
+    const [stats, pods, crawls] = await Promise.all([
+      this.#reader.stats(),
+      this.#reader.pods(),
+      this.#crawls?.() ?? [],
+    ]);
+    // A deleted crawl must not be exported with its last values.
+    for (const gauge of this.#crawlGauges.values()) gauge.reset();
+    for (const crawl of crawls) {
+      for (const [field, gauge] of this.#crawlGauges) {
+        gauge.set({ crawl: crawl.crawlId }, crawl[field as keyof CrawlSummary] as number);
+      }
+    }
     this.#queued.set(stats.queued);
     this.#inFlight.set(stats.inFlight);
     this.#dead.set(stats.dead);

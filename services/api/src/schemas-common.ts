@@ -1,4 +1,5 @@
 /** Schema pieces shared by `schemas.ts` and `schemas-inspect.ts`. */
+import { CRAWL_ID } from '@shardline/frontier';
 
 export const domainParam = {
   type: 'string',
@@ -15,4 +16,19 @@ export const domainStatus = {
   enum: DOMAIN_STATUSES,
   description:
     'paused: claims stopped by an operator; failing: attempts made and none fetched; backing-off: a host waits out a failure backoff; active: URLs queued or in flight; idle: nothing queued',
+} as const;
+
+/** `?crawl=`: the crawl (namespace) a read is about; the default crawl when absent. */
+export const crawlParam = {
+  type: 'string',
+  pattern: CRAWL_ID.source,
+  description:
+    'the crawl (namespace) to read, as given to --crawl-id (1-64 of a-z 0-9 . _ -, starting with a letter or digit); absent: the default crawl',
+} as const;
+
+/** A querystring of only `crawl`. */
+export const crawlQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { crawl: crawlParam },
 } as const;

@@ -3,7 +3,9 @@
  * serialises responses through them; @fastify/swagger turns the same objects into
  * `/openapi.json`, so the document cannot drift from what the server does.
  */
-import { domainParam, domainStatus } from './schemas-common.js';
+import { crawlParam, domainParam, domainStatus } from './schemas-common.js';
+
+export { crawlQuery } from './schemas-common.js';
 
 export { domainParam };
 
@@ -189,6 +191,7 @@ export const ringQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    crawl: crawlParam,
     resolution: {
       type: 'integer',
       minimum: 12,
@@ -253,6 +256,7 @@ export const domainsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    crawl: crawlParam,
     sort: { type: 'string', enum: ['depth', 'fetched', 'errors'], default: 'depth' },
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
     cursor: {
@@ -374,6 +378,7 @@ export const deadLettersQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    crawl: crawlParam,
     domain: {
       ...domainParam,
       description:
@@ -495,4 +500,49 @@ export const healthResponse = {
   type: 'object',
   required: ['status'],
   properties: { status: { type: 'string' }, redis: { type: 'string' } },
+} as const;
+
+export const crawlsResponse = {
+  type: 'object',
+  required: ['crawls'],
+  properties: {
+    crawls: {
+      type: 'array',
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        required: [
+          'crawlId',
+          'state',
+          'createdAtMs',
+          'livePods',
+          'domains',
+          'queued',
+          'inFlight',
+          'fetched',
+          'failed',
+          'dead',
+        ],
+        properties: {
+          crawlId: { type: 'string' },
+          state: {
+            type: 'string',
+            enum: ['active', 'deleting'],
+            description: 'deleting: `shardline crawl delete` started and has not finished',
+          },
+          createdAtMs: {
+            type: ['integer', 'null'],
+            description: 'Redis ms of its first write; null for the default crawl',
+          },
+          livePods: integer,
+          domains: integer,
+          queued: integer,
+          inFlight: integer,
+          fetched: integer,
+          failed: integer,
+          dead: integer,
+        },
+      },
+    },
+  },
 } as const;

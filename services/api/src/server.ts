@@ -7,6 +7,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { bearerGuard } from './auth.js';
 import { ClusterRing } from './cluster-ring.js';
 import type { RouteContext } from './context.js';
+import { CrawlReaders, listCrawls } from './crawls.js';
 import { installErrorHandlers } from './error-handler.js';
 import { ApiOptionsError } from './errors.js';
 import { ApiMetrics } from './metrics.js';
@@ -30,6 +31,11 @@ export interface ApiServerOptions {
   frontier: RedisFrontier;
   /** Membership and ring (wraps a `ClusterView`). */
   cluster: ClusterRing;
+  /**
+   * The frontier's key prefix: where the crawl registry and the other crawls' keys are
+   * (`GET /v1/crawls`, `?crawl=`). @default 'sl'
+   */
+  prefix?: string;
   /** Bearer token of mutating routes; unset = they answer 403. @default undefined */
   token?: string;
   /** Largest request body (larger: 413). @default 2097152 */
@@ -106,12 +112,16 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   installErrorHandlers(app, options.redis, maxBodyBytes);
 
   const reader = new StatsReader(options.frontier.inspector, options.cluster);
-  const metrics = new ApiMetrics(reader);
+  const prefix = options.prefix ?? 'sl';
+  const readers = new CrawlReaders(options.redis, prefix, reader);
+  const metrics = new ApiMetrics(reader, () => listCrawls(options.redis, prefix));
   const ctx: RouteContext = {
     redis: options.redis,
     frontier: options.frontier,
     cluster: options.cluster,
     reader,
+    readers,
+    prefix,
     metrics,
     guard: bearerGuard(options.token),
     maxSeedItems,

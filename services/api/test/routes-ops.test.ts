@@ -108,6 +108,7 @@ describe('GET /openapi.json', () => {
     ['post', '/v1/domains/{domain}/block'],
     ['post', '/v1/domains/{domain}/hosts/{host}/block'],
     ['put', '/v1/domains/{domain}/hosts/{host}/delay'],
+    ['get', '/v1/crawls'],
     ['get', '/metrics'],
     ['get', '/healthz'],
     ['get', '/readyz'],

@@ -14,6 +14,8 @@ export interface CliConfig {
   keyPrefix?: string;
   /** `POD_ID`: the ring member id of `shardline urlfrontier` (`--pod-id` wins; `up` sets it per node). */
   podId?: string;
+  /** `CRAWL_ID`: the crawl (namespace) commands act on (`--crawl-id` wins). @default 'default' */
+  crawlId?: string;
 }
 
 /** Reads the CLI's environment variables; blank values count as unset. */
@@ -25,5 +27,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
     clusterNodes: pick('REDIS_CLUSTER_NODES'),
     keyPrefix: pick('KEY_PREFIX'),
     podId: pick('POD_ID'),
+    crawlId: pick('CRAWL_ID'),
   };
 }

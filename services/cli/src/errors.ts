@@ -26,6 +26,11 @@ export const CliErrorCode = {
   NOTHING_FETCHED: 'SHARDLINE_ERR_CLI_NOTHING_FETCHED',
   /** No live pod can own new URLs and no `--pods` was given (exit status 1). */
   NO_PODS: 'SHARDLINE_ERR_CLI_NO_PODS',
+  /**
+   * A crawl refused the command: it is being deleted (seeding, pausing), does not exist, has
+   * live pods (`crawl delete` without `--force`), or is the default crawl (`crawl delete`) (1).
+   */
+  CRAWL: 'SHARDLINE_ERR_CLI_CRAWL',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

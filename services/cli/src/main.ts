@@ -3,6 +3,7 @@ import { FrontierLostError, RedisOomError } from '@shardline/frontier';
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
+import { registerCrawlAdminCommands } from './commands/crawls.js';
 import { registerDeadLetterCommand } from './commands/dead-letters.js';
 import { registerDelayCommand } from './commands/delay.js';
 import { registerDomainCommands } from './commands/domains.js';
@@ -39,6 +40,8 @@ export function buildProgram(ctx: CliContext): Command {
   const ring = program.commands.find((command) => command.name() === 'ring');
   if (ring) registerRingShowCommand(ring, ctx);
   registerCrawlCommand(program);
+  const crawl = program.commands.find((command) => command.name() === 'crawl');
+  if (crawl) registerCrawlAdminCommands(crawl, ctx);
   registerConfigCommand(program, ctx);
   registerApiCommand(program);
   registerSeedCommand(program, ctx);

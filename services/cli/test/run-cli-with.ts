@@ -16,7 +16,13 @@ export interface RunWith {
  */
 export function runCliWith(args: readonly string[], options: RunWith = {}): Promise<CliResult> {
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'KEY_PREFIX', 'SHARDLINE_DEBUG']) {
+  for (const name of [
+    'REDIS_URL',
+    'REDIS_CLUSTER_NODES',
+    'KEY_PREFIX',
+    'CRAWL_ID',
+    'SHARDLINE_DEBUG',
+  ]) {
     delete env[name];
   }
   Object.assign(env, options.env);

@@ -7,7 +7,12 @@
 import { setMaxListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import { DnsCache } from '@shardline/dns';
-import { type FrontierError, RedisFrontier, RedisOomError } from '@shardline/frontier';
+import {
+  crawlKeyPrefix,
+  type FrontierError,
+  RedisFrontier,
+  RedisOomError,
+} from '@shardline/frontier';
 import { type Assignment, Membership } from '@shardline/membership';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
@@ -114,6 +119,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     redis: options.redis,
     ownerOf: (domain) => assignment.ownerOf(domain),
     prefix: s.prefix,
+    crawlId: s.crawlId,
     leaseTimeoutMs: s.leaseTimeoutMs,
     maxRetries: s.maxRetries,
     maxDepth: s.maxDepth,
@@ -139,7 +145,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     : new Membership({
         redis: options.redis,
         podId: s.podId,
-        prefix: s.prefix,
+        // A crawl's pods form their own ring (politeness is shared through the frontier).
+        prefix: crawlKeyPrefix(s.prefix, s.crawlId),
         frontier,
         weight: s.podWeight,
         sessionTimeoutMs: s.sessionTimeoutMs,

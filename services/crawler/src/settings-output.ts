@@ -3,6 +3,7 @@
  * results: WARC files, page handlers and their items. Spread into `POD_SETTINGS` after the
  * results rows; same contract (flag and env names are user-facing).
  */
+import { crawlKeyPrefix } from '@shardline/frontier';
 import type { Setting } from './setting-kinds.js';
 
 export const OUTPUT_SETTINGS = {
@@ -50,8 +51,8 @@ export const OUTPUT_SETTINGS = {
     flag: 'items-stream',
     kind: 'string',
     doc: 'Redis stream of the items handlers push',
-    default: (s) => `${s.prefix as string}:items`,
-    defaultText: '‹prefix›:items',
+    default: (s) => `${crawlKeyPrefix(s.prefix as string, s.crawlId as string)}:items`,
+    defaultText: '‹prefix›:items (‹prefix›:c:‹crawl›:items in a crawl)',
     arg: 'key',
   },
   itemsMaxLen: {

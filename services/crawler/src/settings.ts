@@ -10,6 +10,7 @@
  * The flag and env names are a user contract: rename none of them.
  */
 import { hostname } from 'node:os';
+import { CRAWL_ID, crawlKeyPrefix, DEFAULT_CRAWL, isCrawlId } from '@shardline/frontier';
 import type { Setting, SettingKind, SettingValue } from './setting-kinds.js';
 import { CRAWL_CONTROL_SETTINGS } from './settings-crawl-control.js';
 import { OUTPUT_SETTINGS } from './settings-output.js';
@@ -68,6 +69,15 @@ export const POD_SETTINGS = {
     kind: 'string',
     doc: 'Redis key prefix',
     default: 'sl',
+  },
+  crawlId: {
+    env: 'CRAWL_ID',
+    flag: 'crawl-id',
+    kind: 'string',
+    doc: 'the crawl (namespace) this pod serves: own seen-set, queues, counters, ring; politeness is shared',
+    default: DEFAULT_CRAWL,
+    refine: (id) => (isCrawlId(id) ? undefined : `${CRAWL_ID.source}, e.g. news-2026`),
+    arg: 'id',
   },
   concurrency: {
     env: 'CONCURRENCY',
@@ -342,8 +352,8 @@ export const POD_SETTINGS = {
     flag: 'results-stream',
     kind: 'string',
     doc: 'results stream key',
-    default: (s) => `${s.prefix as string}:results`,
-    defaultText: '‹prefix›:results',
+    default: (s) => `${crawlKeyPrefix(s.prefix as string, s.crawlId as string)}:results`,
+    defaultText: '‹prefix›:results (‹prefix›:c:‹crawl›:results in a crawl)',
     arg: 'key',
   },
   resultsMaxLen: {

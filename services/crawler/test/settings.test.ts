@@ -99,6 +99,7 @@ const DEFAULTS = {
   perIpConcurrency: 0,
   userAgentToken: 'shardline',
   contactUrl: undefined,
+  crawlId: 'default',
   resolve: [],
   allowPrivateAddresses: false,
   maxDepth: 64,
@@ -149,6 +150,7 @@ interface SettingOptionsContract {
   ringVnodes?: number;
   ringSeed?: number;
   prefix?: string;
+  crawlId?: string;
   concurrency?: number;
   perHostConcurrency?: number;
   minDelayMs?: number;

@@ -21,6 +21,9 @@
   the host state hash under P, the default crawl's root, derived from R by polite_root()
   (a key of the same slot, like every host key built from R); q f c seq id, the budgets
   and the paused flag stay under R. For the default crawl P == R: one hash, as before.
+  Concurrency is per host across crawls too: P's host hash also counts 'fx', the requests
+  in flight of the non-default crawls (flight_add), and the gate compares c with f + fx of
+  P (the default crawl's own f plus everyone else's).
   Queue entry: "<depth>,<attempt>,<metaLen>,<meta><url>"
   Lease value: "<deadline>,<holder>,<claimedAt>,<priority>,<entry>" (deadline 0 = never)
 ]]
@@ -93,17 +96,33 @@ local function effective_delay(st, default_delay)
   return math.max(d, cd, bo, ad)
 end
 
+-- A host's state in this crawl, with the shared politeness fields; fa = requests in flight
+-- to the host in every crawl.
 local function host_state(root, host)
-  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu')
+  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu', 'fx')
   local proot = polite_root(root)
+  local fa = (tonumber(v[2]) or 0) + math.max(0, tonumber(v[11]) or 0)
   if proot ~= root then
-    local p = redis.call('HMGET', hkey(proot, host, 's'), 'n', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu')
+    local p = redis.call('HMGET', hkey(proot, host, 's'), 'n', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu', 'f', 'fx')
     v[3], v[5], v[6], v[7], v[8], v[9], v[10] = p[1], p[2], p[3], p[4], p[5], p[6], p[7]
+    fa = (tonumber(p[8]) or 0) + math.max(0, tonumber(p[9]) or 0)
   end
   return { q = tonumber(v[1]) or 0, f = tonumber(v[2]) or 0, n = tonumber(v[3]) or 0,
     c = v[4], dl = v[5], cd = v[6], bo = v[7], ad = v[8], fc = tonumber(v[9]) or 0,
-    bu = tonumber(v[10]) or 0 }
+    bu = tonumber(v[10]) or 0, fa = fa }
 end
+
+-- A lease of this crawl starts (+1) or ends (-1): the crawl's own count and, outside the
+-- default crawl, the host's count of other crawls' requests in flight.
+local function flight_add(root, host, delta)
+  redis.call('HINCRBY', hkey(root, host, 's'), 'f', delta)
+  local proot = polite_root(root)
+  if proot ~= root then redis.call('HINCRBY', hkey(proot, host, 's'), 'fx', delta) end
+end
+
+-- How soon a crawl held back only by OTHER crawls' requests to the host looks again: their
+-- completions re-score their own due entries, not this crawl's.
+local OTHERS_IN_FLIGHT_POLL_MS = 500
 
 -- Earliest time a new request may start: next_allowed_at, or later while an operator's
 -- block (of the host, or of its whole domain in P .. 'd') lasts or the crawl's refilling
@@ -121,7 +140,8 @@ end
     'park'        nothing queued and nothing in flight (or paused with nothing in flight),
                   and no refetch scheduled (else the earliest refetch, not before the gate)
     not_before    queued, not paused, below its concurrency: next_allowed_at, or the end
-                  of an operator's block
+                  of an operator's block; at least OTHERS_IN_FLIGHT_POLL_MS from now when
+                  only other crawls' requests to the host hold it back
     lease deadline / inf   otherwise while leases are out: the earliest deadline that can
                   expire (reaping happens when the host is visited), else +inf, which
                   keeps the host listed (reclaimPod finds leases through the due indexes)
@@ -143,6 +163,7 @@ local function host_schedule(root, host, paused, default_conc)
   local conc = tonumber(st.c) or default_conc
   if st.q > 0 and not paused and st.f < conc then
     due = not_before(root, st)
+    if st.fa >= conc then due = math.max(due, now_ms() + OTHERS_IN_FLIGHT_POLL_MS) end
   end
   local ld = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
   if ld[2] then

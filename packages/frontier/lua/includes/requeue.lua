@@ -10,7 +10,7 @@ local function lease_requeue(root, domain_key, host, field, now, max_retries, de
   if not v then return nil end
   redis.call('HDEL', lk, field)
   redis.call('ZREM', hkey(root, host, 'D'), field)
-  redis.call('HINCRBY', hkey(root, host, 's'), 'f', -1)
+  flight_add(root, host, -1)
   redis.call('HINCRBY', domain_key, 'f', -1)
   redis.call('HINCRBY', domain_key, 'rep', 1)
   local _, holder, _, level, entry = lease_parse(v)

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
 import {
+  crawlQuery,
   deadLettersQuery,
   deadLettersResponse,
   domainParams,
@@ -14,7 +15,7 @@ import {
 import type { DomainSort } from '../stats-reader.js';
 
 export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  app.get<{ Querystring: { sort: DomainSort; limit: number; cursor?: string } }>(
+  app.get<{ Querystring: { sort: DomainSort; limit: number; cursor?: string; crawl?: string } }>(
     '/v1/domains',
     {
       schema: {
@@ -26,24 +27,31 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
         response: { 200: domainsResponse, ...errors(400, 503) },
       },
     },
-    (request) => ctx.reader.domains(request.query.sort, request.query.limit, request.query.cursor),
+    (request) =>
+      ctx.readers
+        .of(request.query.crawl)
+        .domains(request.query.sort, request.query.limit, request.query.cursor),
   );
 
-  app.get<{ Params: { domain: string } }>(
+  app.get<{ Params: { domain: string }; Querystring: { crawl?: string } }>(
     '/v1/domains/:domain',
     {
       schema: {
         summary: 'One domain',
-        description: 'Exact counters of one domain, its owner on the ring and its hosts.',
+        description:
+          "Exact counters of one domain in one crawl (`crawl`), its owner on that crawl's ring and its hosts.",
         tags: ['domains'],
         params: domainParams,
+        querystring: crawlQuery,
         response: { 200: domainResponse, ...errors(400, 404, 503) },
       },
     },
-    (request) => ctx.reader.domain(request.params.domain),
+    (request) => ctx.readers.of(request.query.crawl).domain(request.params.domain),
   );
 
-  app.get<{ Querystring: { domain?: string; limit: number; cursor?: string } }>(
+  app.get<{
+    Querystring: { domain?: string; limit: number; cursor?: string; crawl?: string };
+  }>(
     '/v1/dead-letters',
     {
       schema: {
@@ -56,7 +64,9 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
       },
     },
     (request) =>
-      ctx.reader.deadLetters(request.query.domain, request.query.limit, request.query.cursor),
+      ctx.readers
+        .of(request.query.crawl)
+        .deadLetters(request.query.domain, request.query.limit, request.query.cursor),
   );
 
   for (const action of ['pause', 'resume'] as const) {

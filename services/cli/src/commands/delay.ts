@@ -32,7 +32,9 @@ export function registerDelayCommand(program: Command, ctx: CliContext): void {
   withConnectionOptions(
     program
       .command('delay')
-      .description("set a host's delay between request starts at run time, on every pod")
+      .description(
+        "set a host's delay between request starts at run time, on every pod and in every crawl (politeness is per host, shared by all crawls)",
+      )
       .argument('<host>', 'the host, e.g. www.bbc.co.uk')
       .argument('<ms>', 'delay in ms, or "default" for the crawl’s own', parseDelay)
       .option('--json', 'print the host state afterwards as JSON'),

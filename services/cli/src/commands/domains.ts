@@ -132,14 +132,15 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
       )
       .option('--json', 'print one JSON document'),
   ).action(async (name: string, flags: DomainFlags) => {
-    await withSession(flags, async ({ reader, redis, frontier, prefix }) => {
+    await withSession(flags, async ({ reader, redis, frontier, prefix, crawlPrefix }) => {
       const domain = await reader.domain(name);
       const pods =
         flags.defaultDelayMs === undefined
-          ? await readPodDelay(redis, prefix, domain.owner ?? '')
+          ? await readPodDelay(redis, crawlPrefix, domain.owner ?? '')
           : undefined;
       const detail = await readDomainDetail(redis, frontier, name, domain.hosts, {
         prefix,
+        crawlPrefix,
         maxHosts: flags.hosts,
         scanResults: flags.scan,
         maxResults: flags.results,

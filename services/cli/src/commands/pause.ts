@@ -40,8 +40,8 @@ export function registerPauseCommands(program: Command, ctx: CliContext): void {
       .command(verb)
       .description(
         paused
-          ? 'stop claims from a domain (leases already out finish normally); --until ends it by itself'
-          : 'let claims from a paused or blocked domain (or --host) resume',
+          ? 'stop claims from a domain in one crawl (--crawl-id; leases already out finish normally); --until blocks it instead, host-wide: in every crawl, ending by itself'
+          : 'let claims from a paused domain of one crawl (--crawl-id) resume, and lift a block (--until), which is host-wide: in every crawl',
       )
       .argument(
         '<target>',

@@ -17,7 +17,12 @@ import { isTag } from '../lib/seed-line.js';
 import { createSeedProgress, type SeedCounts } from '../lib/seed-progress.js';
 import { seedSources } from '../lib/seed-sources.js';
 import { SeedInterruptedError, type SeedRejection, seedLines } from '../lib/seeder.js';
-import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
+import {
+  refuseDeletingCrawl,
+  type SessionFlags,
+  withConnectionOptions,
+  withSession,
+} from '../lib/session.js';
 
 interface SeedFlags extends SessionFlags {
   seedsFile?: string;
@@ -98,6 +103,7 @@ async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promi
     await withSession(flags, async (session) => {
       // Fail before reading input: a URL queued for no pod is never claimed.
       session.ownership.requirePods();
+      await refuseDeletingCrawl(session);
       const progress = createSeedProgress({
         stream: ctx.stderr,
         totalBytes: inputs.reduce((sum, s) => sum + (s.totalBytes ?? 0), 0) || undefined,

@@ -71,7 +71,10 @@ export interface RecentResult {
 
 /** Options of {@link readDomainDetail}. */
 export interface DomainDetailOptions {
+  /** The frontier's key prefix (the robots cache, shared by every crawl). */
   prefix: string;
+  /** The crawl's key prefix (its results stream). @default prefix */
+  crawlPrefix?: string;
   /** Hosts read in detail. @default 50 */
   maxHosts?: number;
   /** Results stream entries scanned (newest first) for this domain's results. @default 200 */
@@ -241,7 +244,7 @@ export async function readDomainDetail(
   const maxHosts = options.maxHosts ?? 50;
   const scan = options.scanResults ?? 200;
   const defaultDelayMs = options.defaultDelayMs ?? 1000;
-  const stream = `${options.prefix}:results`;
+  const stream = `${options.crawlPrefix ?? options.prefix}:results`;
   const robotsCache = new RedisRobotsCache({ redis, prefix: options.prefix });
   const [nowMs, entries] = await Promise.all([
     redisNowMs(redis),

@@ -1,3 +1,4 @@
+import { isCrawlId } from '@shardline/frontier';
 import { InvalidArgumentError } from 'commander';
 
 /** Commander parser for an integer option within [min, max]. */
@@ -42,4 +43,14 @@ export function weightList(value: string): Map<string, number> {
     weights.set(id, weight);
   }
   return weights;
+}
+
+/** What a crawl id may be, for people. */
+export const CRAWL_ID_HINT =
+  'use 1-64 characters of a-z 0-9 . _ - starting with a letter or digit, e.g. news-2026';
+
+/** Commander parser for `--crawl-id`. */
+export function crawlIdOption(value: string): string {
+  if (!isCrawlId(value)) throw new InvalidArgumentError(`not a crawl id: ${CRAWL_ID_HINT}.`);
+  return value;
 }

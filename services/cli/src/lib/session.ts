@@ -2,16 +2,25 @@
  * What every Redis-backed command opens: the connection, the frontier, the ring
  * ({@link resolveOwnership}) and the API's {@link StatsReader}, so the CLI reads exactly
  * what `GET /v1/*` reads. Also the shared flags (`--redis`, `--redis-cluster`, `--prefix`,
- * `--data-dir`, `--pods`) and the mapping of API/connection errors to one-line errors.
+ * `--crawl-id`, `--data-dir`, `--pods`) and the mapping of API/connection errors to one-line
+ * errors. A session works in one crawl: its frontier, its ring (the crawl's pods) and its
+ * counters.
  */
 import { ApiErrorCode, HttpError, StatsReader } from '@shardline/api';
-import { RedisFrontier } from '@shardline/frontier';
+import {
+  CrawlDeletingError,
+  CrawlRegistry,
+  crawlKeyPrefix,
+  DEFAULT_CRAWL,
+  isCrawlId,
+  RedisFrontier,
+} from '@shardline/frontier';
 import { type Command, Option } from 'commander';
 import type { Cluster, Redis } from 'ioredis';
 import { loadConfig } from '../config.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
 import { type Ownership, resolveOwnership } from './ownership.js';
-import { podList } from './parse.js';
+import { CRAWL_ID_HINT, crawlIdOption, podList } from './parse.js';
 import {
   connectRedis,
   isConnectionError,
@@ -23,6 +32,7 @@ import {
 /** Flags shared by the Redis-backed commands. */
 export interface SessionFlags extends RedisFlags {
   prefix?: string;
+  crawlId?: string;
   pods?: string[];
 }
 
@@ -33,13 +43,23 @@ export interface Session {
   ownership: Ownership;
   reader: StatsReader;
   prefix: string;
+  /** The crawl the session works in. */
+  crawlId: string;
+  /** Prefix of the crawl's own keys: its registry (ring), counters, results stream. */
+  crawlPrefix: string;
   label: string;
 }
 
-/** Adds `--redis`, `--redis-cluster`, `--data-dir`, `--prefix` and `--pods` to a command. */
+/** Adds `--redis`, `--redis-cluster`, `--data-dir`, `--prefix`, `--crawl-id` and `--pods`. */
 export function withConnectionOptions(command: Command): Command {
   return withRedisOptions(command)
     .addOption(new Option('--prefix <prefix>', 'frontier key prefix (env KEY_PREFIX, default sl)'))
+    .addOption(
+      new Option(
+        '--crawl-id <id>',
+        'the crawl (namespace) to act on (env CRAWL_ID, default "default")',
+      ).argParser(crawlIdOption),
+    )
     .addOption(
       new Option(
         '--pods <ids>',
@@ -69,6 +89,7 @@ export function withRedisOptions(command: Command): Command {
 /** Maps the errors a session can raise to one-line `CliError`s. */
 export function toCommandError(error: unknown, label: string): unknown {
   if (error instanceof CliError) return error;
+  if (error instanceof CrawlDeletingError) return new CliError(CliErrorCode.CRAWL, error.message);
   if (isConnectionError(error)) return unreachable(label, error);
   if (error instanceof HttpError) {
     if (error.code === ApiErrorCode.UNKNOWN_DOMAIN) {
@@ -93,11 +114,18 @@ export async function withSession<T>(
   const connection = await connectRedis(target);
   try {
     const prefix = flags.prefix ?? env.keyPrefix ?? 'sl';
-    const ownership = await resolveOwnership(connection.client, { prefix, pods: flags.pods });
+    const crawlId = flags.crawlId ?? crawlIdFromEnv(env.crawlId ?? DEFAULT_CRAWL);
+    const crawlPrefix = crawlKeyPrefix(prefix, crawlId);
+    // The crawl's pods form its ring: their registry lives under the crawl's prefix.
+    const ownership = await resolveOwnership(connection.client, {
+      prefix: crawlPrefix,
+      pods: flags.pods,
+    });
     const frontier = new RedisFrontier({
       redis: connection.client,
       ownerOf: ownership.ownerOf,
       prefix,
+      crawlId,
     });
     const reader = new StatsReader(frontier.inspector, ownership.cluster);
     return await body({
@@ -106,11 +134,34 @@ export async function withSession<T>(
       ownership,
       reader,
       prefix,
+      crawlId,
+      crawlPrefix,
       label: connection.label,
     });
   } catch (error) {
     throw toCommandError(error, connection.label);
   } finally {
     await connection.close();
+  }
+}
+
+/** `CRAWL_ID` from the environment, checked like `--crawl-id`. */
+function crawlIdFromEnv(value: string): string {
+  if (!isCrawlId(value)) {
+    throw usageError(`CRAWL_ID: ${JSON.stringify(value)} is not a crawl id: ${CRAWL_ID_HINT}`);
+  }
+  return value;
+}
+
+/** Refuses, in one line, to write to a crawl that `crawl delete` is deleting. */
+export async function refuseDeletingCrawl(session: Session): Promise<void> {
+  const crawl = await new CrawlRegistry({ redis: session.redis, prefix: session.prefix }).get(
+    session.crawlId,
+  );
+  if (crawl?.state === 'deleting') {
+    throw new CliError(
+      CliErrorCode.CRAWL,
+      `crawl ${JSON.stringify(session.crawlId)} is being deleted: finish with \`shardline crawl delete ${session.crawlId}\` or use another --crawl-id`,
+    );
   }
 }

@@ -1,0 +1,109 @@
+/**
+ * Crawls in the API: `GET /v1/crawls` lists every crawl with its own counters, `?crawl=`
+ * narrows the stats, domains, domain and dead-letter reads to one crawl (strictly
+ * validated), and `/metrics` carries per-crawl gauges. A second crawl is written through
+ * its own frontier on the fixture's Redis.
+ */
+import { RedisFrontier } from '@shardline/frontier';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  crawlsResponse,
+  deadLettersResponse,
+  domainResponse,
+  domainsResponse,
+  statsResponse,
+} from '../src/schemas.js';
+import { call, type Fixture, startFixture } from './fixture.js';
+import { expectSchema } from './schemas.js';
+
+let fx: Fixture;
+let news: RedisFrontier;
+
+beforeAll(async () => {
+  fx = await startFixture();
+  news = new RedisFrontier({ redis: fx.redis, crawlId: 'news', ownerOf: () => 'pod-a' });
+  // The same URLs as the default crawl's deepest domain, plus one domain of its own.
+  const deepest = fx.domains[0]!.domain;
+  await news.enqueue([
+    `http://${deepest}/page/0`,
+    `http://${deepest}/page/1`,
+    'http://only-news.test/a',
+    'http://dead-news.test/x',
+  ]);
+  // One dead letter in the news crawl; the other leases go back untouched.
+  for (const lease of (await news.claim({ pod: 'pod-a', max: 10 })).leases) {
+    if (lease.domain === 'dead-news.test')
+      await news.fail(lease, { retryable: false, reason: 'gone' });
+    else await news.release(lease);
+  }
+});
+afterAll(async () => fx?.close());
+
+describe('crawls in the API', () => {
+  it('lists every crawl with its own counters', async () => {
+    const { status, body } = await call(fx.base, '/v1/crawls');
+    expect(status).toBe(200);
+    expectSchema(crawlsResponse, body);
+    const byId = new Map(body.crawls.map((c: { crawlId: string }) => [c.crawlId, c]));
+    expect([...byId.keys()]).toEqual(['default', 'news']);
+    expect(byId.get('news')).toMatchObject({ state: 'active', queued: 3, dead: 1, fetched: 0 });
+    expect(byId.get('default')).toMatchObject({
+      queued: fx.domains.reduce((n, d) => n + d.urls, 0),
+      createdAtMs: null,
+    });
+  });
+
+  it('narrows stats, domains, one domain and dead letters to the crawl asked for', async () => {
+    const stats = await call(fx.base, '/v1/stats?crawl=news');
+    expect(stats.status).toBe(200);
+    expectSchema(statsResponse, stats.body);
+    expect(stats.body.queued).toBe(3);
+    expect((await call(fx.base, '/v1/stats')).body.queued).toBe(
+      fx.domains.reduce((n, d) => n + d.urls, 0),
+    );
+
+    const domains = await call(fx.base, '/v1/domains?crawl=news&sort=depth');
+    expectSchema(domainsResponse, domains.body);
+    expect(
+      domains.body.items.map((d: { domain: string; queued: number }) => [d.domain, d.queued]),
+    ).toEqual([
+      [fx.domains[0]!.domain, 2],
+      ['only-news.test', 1],
+      ['dead-news.test', 0],
+    ]);
+
+    const one = await call(fx.base, '/v1/domains/only-news.test?crawl=news');
+    expect(one.status).toBe(200);
+    expectSchema(domainResponse, one.body);
+    expect(one.body.queued).toBe(1);
+    expect((await call(fx.base, '/v1/domains/only-news.test')).status).toBe(404);
+
+    const dead = await call(fx.base, '/v1/dead-letters?crawl=news');
+    expect(dead.status).toBe(200);
+    expectSchema(deadLettersResponse, dead.body);
+    expect(dead.body.domains).toBe(1);
+    expect(dead.body.items.map((l: { url: string }) => l.url)).toEqual(['http://dead-news.test/x']);
+    const plainDead = await call(fx.base, '/v1/dead-letters');
+    expect(JSON.stringify(plainDead.body)).not.toMatch(/dead-news/);
+  });
+
+  it('refuses a malformed crawl id with 400 naming the parameter', async () => {
+    for (const path of [
+      '/v1/stats?crawl=Bad%2Fid',
+      '/v1/domains?crawl=',
+      '/v1/dead-letters?crawl=-x',
+      `/v1/domains/x.test?crawl=${'a'.repeat(65)}`,
+    ]) {
+      const r = await call(fx.base, path);
+      expect(r.status, path).toBe(400);
+      expect(JSON.stringify(r.body), path).toMatch(/crawl/);
+    }
+  });
+
+  it('exports per-crawl gauges', async () => {
+    const { body } = await call(fx.base, '/metrics');
+    expect(body).toMatch(/^shardline_crawl_queue_depth\{crawl="news"\} 3$/m);
+    expect(body).toMatch(/^shardline_crawl_urls_dead\{crawl="news"\} 1$/m);
+    expect(body).toMatch(/^shardline_crawl_queue_depth\{crawl="default"\} \d+$/m);
+  });
+});
