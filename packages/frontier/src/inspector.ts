@@ -21,6 +21,7 @@ import {
   unpackHeldLease,
 } from './codec.js';
 import { FrontierArgumentError } from './errors.js';
+import { readHostQueue } from './host-queue.js';
 import type { FrontierLostRecord } from './identity.js';
 import { FrontierKeys } from './keys.js';
 import { type FrontierInspectorOptions, resolveInspectorOptions } from './options.js';
@@ -398,6 +399,17 @@ export class FrontierInspector {
     if (entry === null) return null;
     const e = unpackEntry(entry);
     return { url: e.url, host, domain, priority, depth: e.depth, attempt: e.attempt, meta: e.meta };
+  }
+
+  /** A page of the URLs waiting in a host's queue, in hand-out order (one read per level touched). */
+  async hostQueue(
+    domain: string,
+    host: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<QueuedUrl[]> {
+    checkName('domain', domain);
+    checkName('host', host);
+    return readHostQueue(this.#redis, this.#keys, domain, host, checkPage(page));
   }
 }
 

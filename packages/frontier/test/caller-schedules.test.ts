@@ -127,4 +127,25 @@ describe('caller schedules', () => {
     expect(rest.leases.map((l) => l.url)).toEqual(['https://keep.example/a']);
     expect(await frontier.dropHost('drop.example')).toBe(0);
   });
+
+  it('pages through a host queue in hand-out order', async () => {
+    const { frontier } = make();
+    await frontier.enqueue([
+      { url: 'https://page.example/low1', priority: 0 },
+      { url: 'https://page.example/high', priority: 5 },
+      { url: 'https://page.example/low2', priority: 0 },
+    ]);
+    const all = await frontier.inspector.hostQueue('page.example', 'page.example');
+    expect(all.map((u) => [u.url, u.priority])).toEqual([
+      ['https://page.example/high', 5],
+      ['https://page.example/low1', 0],
+      ['https://page.example/low2', 0],
+    ]);
+    const second = await frontier.inspector.hostQueue('page.example', 'page.example', {
+      offset: 1,
+      limit: 1,
+    });
+    expect(second.map((u) => u.url)).toEqual(['https://page.example/low1']);
+    expect(await frontier.inspector.hostQueue('none.example', 'none.example')).toEqual([]);
+  });
 });
