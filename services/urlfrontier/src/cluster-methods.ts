@@ -1,7 +1,7 @@
 /**
  * The crawl- and cluster-level methods: ListNodes (every live node's published address),
  * ListCrawls, DeleteCrawl, SetActive/GetActive, SetLogLevel, and the URL-level reads that
- * have no meaning on this frontier (GetURLStatus, ListURLs, PurgeURLs), each an explicit
+ * have no meaning on this frontier (GetURLStatus, PurgeURLs), each an explicit
  * UNIMPLEMENTED naming why.
  */
 import type { NodeContext } from './context.js';
@@ -73,15 +73,7 @@ export async function getUrlStatus(): Promise<never> {
   throw unimplemented(
     'GetURLStatus',
     'the frontier keeps queued URLs in per-host lists and seen URLs as fingerprints, with no ' +
-      'index by URL; GetStats with the queue key gives the queue’s counts',
-  );
-}
-
-export async function listUrls(): Promise<never> {
-  throw unimplemented(
-    'ListURLs',
-    'URLs are not listed one by one; GetStats and CountURLs give exact counts per queue, ' +
-      'and `shardline domain <domain>` shows a domain’s queue heads',
+      'index by URL; ListURLs with the queue key and a filter finds a queued or leased URL',
   );
 }
 

@@ -135,3 +135,13 @@ export interface DeleteCrawlMessage {
   value: string;
   local: boolean;
 }
+
+export interface ListUrlParams {
+  start: number;
+  size: number;
+  key: string;
+  crawlID: string;
+  local: boolean;
+  filter?: string;
+  ignoreCase?: boolean;
+}

@@ -16,7 +16,6 @@ import {
   getUrlStatus,
   listCrawls,
   listNodes,
-  listUrls,
   purgeUrls,
   setActive,
   setLogLevel,
@@ -24,7 +23,8 @@ import {
 import type { NodeContext } from './context.js';
 import { toServiceError, UrlFrontierError } from './errors.js';
 import { handleGetUrls } from './get-urls.js';
-import type { AckMessage, GetParams, URLInfo, URLItem } from './proto.js';
+import { handleListUrls } from './list-urls.js';
+import type { AckMessage, GetParams, ListUrlParams, URLInfo, URLItem } from './proto.js';
 import { handlePutUrls } from './put-urls.js';
 import {
   blockQueueUntil,
@@ -63,9 +63,8 @@ export function urlFrontierImplementation(ctx: NodeContext): UntypedServiceImple
   const impl: UntypedServiceImplementation = {
     GetURLs: (call: ServerWritableStream<GetParams, URLInfo>) => void handleGetUrls(ctx, call),
     PutURLs: (call: ServerDuplexStream<URLItem, AckMessage>) => handlePutUrls(ctx, call),
-    ListURLs: (call: ServerWritableStream<unknown, unknown>) => {
-      listUrls().catch((error: unknown) => call.emit('error', toServiceError(error)));
-    },
+    ListURLs: (call: ServerWritableStream<ListUrlParams, URLItem>) =>
+      void handleListUrls(ctx, call),
   };
   for (const [name, handler] of Object.entries(UNARY)) {
     impl[name] = (call: ServerUnaryCall<unknown, object>, callback: sendUnaryData<object>) => {

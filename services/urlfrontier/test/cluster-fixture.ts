@@ -51,6 +51,17 @@ export class FrontierClient {
     });
   }
 
+  /** A server stream (ListURLs): every message it sent. */
+  collect<T>(method: string, params: object): Promise<T[]> {
+    return new Promise((resolve, reject) => {
+      const out: T[] = [];
+      const stream = this.#client[method](params);
+      stream.on('data', (message: T) => out.push(message));
+      stream.on('error', reject);
+      stream.on('end', () => resolve(out));
+    });
+  }
+
   /** PutURLs: sends the items, then collects one ack per item. */
   putUrls(items: Partial<URLItem>[]): Promise<AckMessage[]> {
     return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it, vi } from 'vitest';
 import type { UrlFrontierNode } from '../src/index.js';
-import type { URLInfo } from '../src/proto.js';
+import type { URLInfo, URLItem } from '../src/proto.js';
 import { clusterFixture, discovered, type FrontierClient, known } from './cluster-fixture.js';
 
 const hostsOf = (n: number) => Array.from({ length: n }, (_, i) => `site${i}.test`);
@@ -306,5 +306,26 @@ describe('URLFrontier methods on three nodes', () => {
     expect(rest.map((g) => g.info.key)).not.toContain(host);
     await clients[0]!.putUrls([known(one.url)]);
     await vi.waitFor(async () => expect((await inspector.domainStats(host)).fetched).toBe(1));
+  });
+
+  it('ListURLs streams a queue (leased, then waiting in hand-out order), pages and filters', async () => {
+    const { clients } = await cluster('m11', 1);
+    const c = clients[0]!;
+    await c.putUrls(urlsOf(['list.test', 'other.test'], 3).map((u) => discovered(u)));
+    const [out] = await c.getUrls({ max_queues: 1, max_urls_per_queue: 1, delay_requestable: 60 });
+    const items = await c.collect<URLItem>('ListURLs', { key: out!.key, crawlID: '' });
+    expect(items.map((i) => i.item)).toEqual(['known', 'discovered', 'discovered']);
+    expect(items[0]!.known!.info!.url).toBe(out!.url);
+    expect(items[0]!.known!.refetchable_from_date).toBeGreaterThan(Date.now() / 1000 + 50);
+    const all = await c.collect<URLItem>('ListURLs', { crawlID: '', size: 4, start: 1 });
+    expect(all).toHaveLength(4);
+    const filtered = await c.collect<URLItem>('ListURLs', {
+      crawlID: '',
+      filter: 'OTHER.TEST/P2',
+      ignoreCase: true,
+    });
+    expect(filtered.map((i) => (i.discovered ?? i.known)!.info!.url)).toEqual([
+      'http://other.test/p2',
+    ]);
   });
 });
