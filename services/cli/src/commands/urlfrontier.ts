@@ -60,7 +60,7 @@ export function registerUrlFrontierCommand(program: Command): void {
     .addOption(
       new Option(
         '--lease-timeout-ms <n>',
-        'how long a handed-out URL stays invisible when delay_requestable is 0',
+        'how long a handed-out URL stays invisible when delay_requestable is 0 (default 60000)',
       ).argParser(integer('--lease-timeout-ms', 1000, 31_536_000_000)),
     )
     .addOption(
