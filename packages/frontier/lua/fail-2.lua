@@ -55,7 +55,6 @@ end
 local _, who, _, level, entry = lease_parse(v)
 if who ~= holder then return { 2, '', 0, 0, '' } end
 local now = now_ms()
-local skey = hkey(root, host, 's')
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)

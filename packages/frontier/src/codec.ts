@@ -182,7 +182,24 @@ export const HOST_STATE_FIELD = {
 } as const;
 
 /** Host state fields shared by every crawl (host.lua: kept under the politeness root). */
-export const POLITENESS_FIELDS = ['n', 'dl', 'cd', 'bo', 'fc', 'ad', 'ar', 'bu'] as const;
+const POLITENESS_FIELDS = ['n', 'dl', 'cd', 'bo', 'fc', 'ad', 'ar', 'bu'];
+
+/**
+ * A crawl's own hash with `fields` taken from the shared politeness hash instead (absent
+ * there = absent): what the scripts read for a crawl other than the default one.
+ */
+export function withPoliteness(
+  own: Record<string, string>,
+  polite: Record<string, string>,
+  fields: readonly string[] = POLITENESS_FIELDS,
+): Record<string, string> {
+  const out = { ...own };
+  for (const field of fields) {
+    if (polite[field] === undefined) delete out[field];
+    else out[field] = polite[field];
+  }
+  return out;
+}
 
 const ADAPTIVE_REASON = { s: 'slow', e: 'errors' } as const;
 

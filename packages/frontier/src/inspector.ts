@@ -12,13 +12,13 @@ import {
   decodeHostState,
   dueMember,
   HOST_STATE_FIELD,
-  POLITENESS_FIELDS,
   parseDueMember,
   parseDueMeta,
   parseScore,
   unpackDeadLetter,
   unpackEntry,
   unpackHeldLease,
+  withPoliteness,
 } from './codec.js';
 import { FrontierArgumentError } from './errors.js';
 import { readHostQueue } from './host-queue.js';
@@ -70,19 +70,14 @@ export class FrontierInspector {
   /** Exact counters of one domain (one HGETALL, one SMEMBERS, no scan). */
   async domainStats(domain: string): Promise<DomainStats> {
     checkName('domain', domain);
-    const [hash, hosts, blockedUntil] = (await Promise.all([
+    const own = this.#keys.isDefaultCrawl;
+    const [hash, hosts, polite] = (await Promise.all([
       this.#redis.hgetall(this.#keys.domain(domain)),
       this.#redis.smembers(this.#keys.hosts(domain)),
       // A block is the domain's in every crawl: it lives with the politeness keys.
-      this.#keys.isDefaultCrawl
-        ? null
-        : this.#redis.hget(this.#keys.domainPoliteness(domain), 'bu'),
-    ])) as [Record<string, string>, string[], string | null];
-    if (!this.#keys.isDefaultCrawl) {
-      if (blockedUntil === null) delete hash.bu;
-      else hash.bu = blockedUntil;
-    }
-    return decodeDomainStats(domain, hash, hosts);
+      own ? null : this.#redis.hgetall(this.#keys.domainPoliteness(domain)),
+    ])) as [Record<string, string>, string[], Record<string, string> | null];
+    return decodeDomainStats(domain, polite ? withPoliteness(hash, polite, ['bu']) : hash, hosts);
   }
 
   /**
@@ -370,7 +365,7 @@ export class FrontierInspector {
       own,
       this.#redis.hgetall(this.#keys.hostPoliteness(domain, host)),
     ])) as [Record<string, string>, Record<string, string>];
-    return decodeHostState(domain, host, { ...hash, ...politenessFields(polite) });
+    return decodeHostState(domain, host, withPoliteness(hash, polite));
   }
 
   /**
@@ -411,16 +406,6 @@ export class FrontierInspector {
     checkName('host', host);
     return readHostQueue(this.#redis, this.#keys, domain, host, checkPage(page));
   }
-}
-
-/** The fields of a politeness hash that are politeness (it is the default crawl's host state). */
-function politenessFields(polite: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const field of POLITENESS_FIELDS) {
-    const value = polite[field];
-    if (value !== undefined) out[field] = value;
-  }
-  return out;
 }
 
 function numbers(hash: Record<string, string>): CounterStats {

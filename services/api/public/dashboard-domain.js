@@ -12,6 +12,7 @@ import {
   podName,
   row,
   STATUS_TEXT,
+  withCrawl,
 } from './dashboard-util.js';
 
 // The domain whose page is open (from location.hash), or null.
@@ -118,7 +119,9 @@ function drawDomainPage(d) {
 export async function refreshDomain() {
   if (!openDomainName) return;
   try {
-    drawDomainPage(await getJson(`/v1/domains/${encodeURIComponent(openDomainName)}/inspect`));
+    drawDomainPage(
+      await getJson(withCrawl(`/v1/domains/${encodeURIComponent(openDomainName)}/inspect`)),
+    );
   } catch (error) {
     $('domain-facts').replaceChildren(fact('Error', error.message));
   }
@@ -144,7 +147,7 @@ export async function requeue() {
     return;
   }
   const response = await fetch(
-    `/v1/domains/${encodeURIComponent(openDomainName)}/dead-letters/requeue`,
+    withCrawl(`/v1/domains/${encodeURIComponent(openDomainName)}/dead-letters/requeue`),
     {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },

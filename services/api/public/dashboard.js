@@ -178,7 +178,7 @@ function drawMarker() {
 
 async function locate(domain) {
   try {
-    located = await getJson(`/v1/ring/locate?domain=${encodeURIComponent(domain)}`);
+    located = await getJson(withCrawl(`/v1/ring/locate?domain=${encodeURIComponent(domain)}`));
     drawMarker();
     const found = $('ring-found');
     found.replaceChildren(

@@ -1,13 +1,14 @@
 /**
  * The crawls of a frontier with their counters and live pods, for `GET /v1/crawls`,
- * `shardline crawl list` and the dashboard's crawl selector; and the per-crawl readers the
- * `?crawl=` filter of the routes uses. Bounded: a few reads per crawl, no scan.
+ * `shardline crawl list` and the dashboard's crawl selector; and the per-crawl reader,
+ * frontier and ring the `?crawl=` parameter of the routes uses. Bounded: a few reads per crawl, no scan.
  */
 import {
   CrawlRegistry,
   crawlKeyPrefix,
   DEFAULT_CRAWL,
   FrontierInspector,
+  RedisFrontier,
 } from '@shardline/frontier';
 import { MembershipReader } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
@@ -61,43 +62,54 @@ export async function listCrawls(redis: Redis | Cluster, prefix: string): Promis
   );
 }
 
+/** What the routes use to read and change one crawl: its reader, frontier and ring. */
+export interface CrawlScope {
+  reader: StatsReader;
+  frontier: RedisFrontier;
+  cluster: ClusterRing;
+}
+
 /**
- * The {@link StatsReader} of one crawl: its frontier counters and its own ring (its pods'
- * registry). The default crawl's is the server's own; the others are built once each.
+ * The {@link CrawlScope} of each crawl (`?crawl=`): its frontier counters and its own ring
+ * (its pods' registry). The default crawl's is the server's own; the others are built once
+ * each.
  */
 export class CrawlReaders {
   readonly #redis: Redis | Cluster;
   readonly #prefix: string;
-  readonly #default: StatsReader;
-  readonly #ringOptions: { vnodes?: number; seed?: number };
-  readonly #readers = new Map<string, StatsReader>();
+  readonly #default: CrawlScope;
+  readonly #scopes = new Map<string, CrawlScope>();
 
-  constructor(
-    redis: Redis | Cluster,
-    prefix: string,
-    defaultReader: StatsReader,
-    ringOptions: { vnodes?: number; seed?: number } = {},
-  ) {
+  constructor(redis: Redis | Cluster, prefix: string, defaultScope: CrawlScope) {
     this.#redis = redis;
     this.#prefix = prefix;
-    this.#default = defaultReader;
-    this.#ringOptions = ringOptions;
+    this.#default = defaultScope;
   }
 
   /** The reader of `crawlId` (already validated by the route schema). */
   of(crawlId: string | undefined): StatsReader {
+    return this.scope(crawlId).reader;
+  }
+
+  /** Reader, frontier and ring of `crawlId` (already validated by the route schema). */
+  scope(crawlId: string | undefined): CrawlScope {
     if (crawlId === undefined || crawlId === DEFAULT_CRAWL) return this.#default;
-    let reader = this.#readers.get(crawlId);
-    if (!reader) {
+    let scope = this.#scopes.get(crawlId);
+    if (!scope) {
       // Bounded by the registry's size in practice; a typo'd id costs one small entry.
-      if (this.#readers.size >= MAX_CRAWLS_LISTED) this.#readers.clear();
-      const view = new RegistryClusterView(this.#redis, crawlKeyPrefix(this.#prefix, crawlId));
-      reader = new StatsReader(
-        new FrontierInspector({ redis: this.#redis, prefix: this.#prefix, crawlId }),
-        new ClusterRing(view, this.#ringOptions),
-      );
-      this.#readers.set(crawlId, reader);
+      if (this.#scopes.size >= MAX_CRAWLS_LISTED) this.#scopes.clear();
+      const redis = this.#redis;
+      const view = new RegistryClusterView(redis, crawlKeyPrefix(this.#prefix, crawlId));
+      const cluster = new ClusterRing(view);
+      const frontier = new RedisFrontier({
+        redis,
+        prefix: this.#prefix,
+        crawlId,
+        ownerOf: cluster.ownerOf,
+      });
+      scope = { reader: new StatsReader(frontier.inspector, cluster), frontier, cluster };
+      this.#scopes.set(crawlId, scope);
     }
-    return reader;
+    return scope;
   }
 }

@@ -1,5 +1,5 @@
 /** Schemas of the dashboard's routes: ring lookup, the domain page, dead-letter requeue. */
-import { domainParam, domainStatus } from './schemas-common.js';
+import { crawlParam, domainParam, domainStatus } from './schemas-common.js';
 
 const integer = { type: 'integer', minimum: 0 } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -8,7 +8,7 @@ export const locateQuery = {
   type: 'object',
   required: ['domain'],
   additionalProperties: false,
-  properties: { domain: domainParam },
+  properties: { domain: domainParam, crawl: crawlParam },
 } as const;
 
 export const locateResponse = {

@@ -113,7 +113,11 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
 
   const reader = new StatsReader(options.frontier.inspector, options.cluster);
   const prefix = options.prefix ?? 'sl';
-  const readers = new CrawlReaders(options.redis, prefix, reader);
+  const readers = new CrawlReaders(options.redis, prefix, {
+    reader,
+    frontier: options.frontier,
+    cluster: options.cluster,
+  });
   const metrics = new ApiMetrics(reader, () => listCrawls(options.redis, prefix));
   const ctx: RouteContext = {
     redis: options.redis,

@@ -13,7 +13,8 @@ import {
   domainsResponse,
   statsResponse,
 } from '../src/schemas.js';
-import { call, type Fixture, startFixture } from './fixture.js';
+import { inspectResponse } from '../src/schemas-inspect.js';
+import { call, type Fixture, startFixture, TOKEN } from './fixture.js';
 import { expectSchema } from './schemas.js';
 
 let fx: Fixture;
@@ -105,5 +106,40 @@ describe('crawls in the API', () => {
     expect(body).toMatch(/^shardline_crawl_queue_depth\{crawl="news"\} 3$/m);
     expect(body).toMatch(/^shardline_crawl_urls_dead\{crawl="news"\} 1$/m);
     expect(body).toMatch(/^shardline_crawl_queue_depth\{crawl="default"\} \d+$/m);
+  });
+
+  it('the domain page, pause and requeue act on the crawl asked for', async () => {
+    const page = await call(fx.base, '/v1/domains/dead-news.test/inspect?crawl=news');
+    expect(page.status).toBe(200);
+    expectSchema(inspectResponse, page.body);
+    expect(page.body.deadLetters.map((l: { url: string }) => l.url)).toEqual([
+      'http://dead-news.test/x',
+    ]);
+    expect((await call(fx.base, '/v1/domains/dead-news.test/inspect')).status).toBe(404);
+
+    const deepest = fx.domains[0]!.domain;
+    const paused = await call(fx.base, `/v1/domains/${deepest}/pause?crawl=news`, {
+      method: 'POST',
+      token: TOKEN,
+    });
+    expect(paused.body).toEqual({ domain: deepest, paused: true });
+    expect((await news.inspector.domainStats(deepest)).paused).toBe(true);
+    expect((await fx.frontier.inspector.domainStats(deepest)).paused).toBe(false);
+
+    const requeued = await call(
+      fx.base,
+      '/v1/domains/dead-news.test/dead-letters/requeue?crawl=news',
+      {
+        method: 'POST',
+        token: TOKEN,
+        body: {},
+      },
+    );
+    expect(requeued.body).toMatchObject({
+      domain: 'dead-news.test',
+      requeued: 1,
+      deadLettersKept: 0,
+    });
+    expect((await news.inspector.domainStats('dead-news.test')).queued).toBe(1);
   });
 });

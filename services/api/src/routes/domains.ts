@@ -70,7 +70,7 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
   );
 
   for (const action of ['pause', 'resume'] as const) {
-    app.post<{ Params: { domain: string } }>(
+    app.post<{ Params: { domain: string }; Querystring: { crawl?: string } }>(
       `/v1/domains/:domain/${action}`,
       {
         onRequest: ctx.guard,
@@ -78,22 +78,24 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
           summary: action === 'pause' ? 'Pause a domain' : 'Resume a domain',
           description:
             action === 'pause'
-              ? 'Stops claims from the domain; leases already out finish normally.'
-              : 'Lets claims from a paused domain resume.',
+              ? 'Stops claims from the domain in one crawl (`crawl`; the default crawl without it); leases already out finish normally.'
+              : 'Lets claims from a paused domain of one crawl resume.',
           tags: ['domains'],
           security: BEARER,
           params: domainParams,
+          querystring: crawlQuery,
           response: { 200: pauseResponse, ...errors(400, 401, 403, 404, 503) },
         },
       },
       async (request) => {
         const { domain } = request.params;
-        await ctx.reader.requireDomain(domain);
+        const { reader, frontier, cluster } = ctx.readers.scope(request.query.crawl);
+        await reader.requireDomain(domain);
         // The frontier pins/re-scores the domain's hosts in its owner's due index.
-        await ctx.cluster.snapshot();
-        if (action === 'pause') await ctx.frontier.pause(domain);
-        else await ctx.frontier.resume(domain);
-        const stats = await ctx.frontier.inspector.domainStats(domain);
+        await cluster.snapshot();
+        if (action === 'pause') await frontier.pause(domain);
+        else await frontier.resume(domain);
+        const stats = await frontier.inspector.domainStats(domain);
         return { domain, paused: stats.paused };
       },
     );

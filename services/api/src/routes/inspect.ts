@@ -6,7 +6,7 @@
 import type { HostState } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
-import { domainParams, errors } from '../schemas.js';
+import { crawlQuery, domainParams, errors } from '../schemas.js';
 import {
   inspectResponse,
   locateQuery,
@@ -29,12 +29,13 @@ const TWO_64 = 2 ** 64;
 const normalise = (domain: string) => domain.trim().toLowerCase().replace(/\.$/, '');
 
 export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  app.get<{ Querystring: { domain: string } }>(
+  app.get<{ Querystring: { domain: string; crawl?: string } }>(
     '/v1/ring/locate',
     {
       schema: {
         summary: "A domain's place on the ring",
-        description: 'Its ring position (fraction of 2^64) and its owner on the current ring.',
+        description:
+          "Its ring position (fraction of 2^64) and its owner on the current ring (of the crawl `crawl`'s pods).",
         tags: ['stats'],
         querystring: locateQuery,
         response: { 200: locateResponse, ...errors(400, 503) },
@@ -42,7 +43,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
     },
     async (request) => {
       const domain = normalise(request.query.domain);
-      const snapshot = await ctx.cluster.snapshot();
+      const snapshot = await ctx.readers.scope(request.query.crawl).cluster.snapshot();
       const { ring } = snapshot;
       return {
         domain,
@@ -53,7 +54,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
     },
   );
 
-  app.get<{ Params: { domain: string } }>(
+  app.get<{ Params: { domain: string }; Querystring: { crawl?: string } }>(
     '/v1/domains/:domain/inspect',
     {
       schema: {
@@ -61,19 +62,21 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
         description: `What the dashboard's domain page shows: status, owner and ring position, counters, the first ${HOSTS_SHOWN} hosts with their politeness state, queue head and robots.txt record, the ${DEAD_LETTERS_SHOWN} newest dead letters, and the owner at each recorded ring epoch.`,
         tags: ['domains'],
         params: domainParams,
+        querystring: crawlQuery,
         response: { 200: inspectResponse, ...errors(400, 404, 503) },
       },
     },
     async (request) => {
       const domain = normalise(request.params.domain);
-      await ctx.reader.requireDomain(domain);
-      const inspector = ctx.frontier.inspector;
+      const { reader, frontier, cluster } = ctx.readers.scope(request.query.crawl);
+      await reader.requireDomain(domain);
+      const inspector = frontier.inspector;
       const [stats, snapshot, letters, kept, history] = await Promise.all([
         inspector.domainStats(domain),
-        ctx.cluster.snapshot(),
+        cluster.snapshot(),
         inspector.deadLetters(domain, { offset: 0, limit: DEAD_LETTERS_SHOWN }),
         inspector.deadLettersKept(domain),
-        ctx.cluster.ownerHistory(domain, HISTORY_EPOCHS),
+        cluster.ownerHistory(domain, HISTORY_EPOCHS),
       ]);
       const shown = stats.hosts.slice(0, HOSTS_SHOWN);
       const hosts = await Promise.all(
@@ -125,28 +128,34 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
     },
   );
 
-  app.post<{ Params: { domain: string }; Body: { max: number } | undefined }>(
+  app.post<{
+    Params: { domain: string };
+    Querystring: { crawl?: string };
+    Body: { max: number } | undefined;
+  }>(
     '/v1/domains/:domain/dead-letters/requeue',
     {
       onRequest: ctx.guard,
       schema: {
         summary: "Requeue a domain's dead letters",
         description:
-          'Moves up to `max` dead letters (oldest first) back into the queue with a fresh attempt count, into the due index of the current owner.',
+          'Moves up to `max` dead letters (oldest first) back into the queue with a fresh attempt count, into the due index of the current owner; in the crawl `crawl` (the default crawl without it).',
         tags: ['domains'],
         security: BEARER,
         params: domainParams,
+        querystring: crawlQuery,
         body: requeueBody,
         response: { 200: requeueResponse, ...errors(400, 401, 403, 404, 415, 503) },
       },
     },
     async (request) => {
       const domain = normalise(request.params.domain);
-      await ctx.reader.requireDomain(domain);
+      const { reader, frontier, cluster } = ctx.readers.scope(request.query.crawl);
+      await reader.requireDomain(domain);
       // The frontier files the requeued hosts under today's owner.
-      await ctx.cluster.snapshot();
-      const requeued = await ctx.frontier.requeueDeadLetters(domain, request.body?.max ?? 1000);
-      const deadLettersKept = await ctx.frontier.inspector.deadLettersKept(domain);
+      await cluster.snapshot();
+      const requeued = await frontier.requeueDeadLetters(domain, request.body?.max ?? 1000);
+      const deadLettersKept = await frontier.inspector.deadLettersKept(domain);
       request.log.info({ domain, requeued }, 'dead letters requeued');
       return { domain, requeued, deadLettersKept };
     },
