@@ -10,8 +10,6 @@ export const UrlFrontierErrorCode = {
   INVALID_OPTION: 'SHARDLINE_ERR_URLFRONTIER_INVALID_OPTION',
   /** A request field is out of range or names something malformed (the message says which). */
   INVALID_ARGUMENT: 'SHARDLINE_ERR_URLFRONTIER_INVALID_ARGUMENT',
-  /** A crawl id this frontier does not serve. */
-  UNKNOWN_CRAWL: 'SHARDLINE_ERR_URLFRONTIER_UNKNOWN_CRAWL',
   /** A method (or a form of it) that has no meaning on the sharded frontier; the message says why. */
   UNIMPLEMENTED: 'SHARDLINE_ERR_URLFRONTIER_UNIMPLEMENTED',
 } as const;
@@ -21,7 +19,6 @@ export type UrlFrontierErrorCode = (typeof UrlFrontierErrorCode)[keyof typeof Ur
 const GRPC_STATUS: Record<UrlFrontierErrorCode, GrpcStatus> = {
   [UrlFrontierErrorCode.INVALID_OPTION]: GrpcStatus.INVALID_ARGUMENT,
   [UrlFrontierErrorCode.INVALID_ARGUMENT]: GrpcStatus.INVALID_ARGUMENT,
-  [UrlFrontierErrorCode.UNKNOWN_CRAWL]: GrpcStatus.NOT_FOUND,
   [UrlFrontierErrorCode.UNIMPLEMENTED]: GrpcStatus.UNIMPLEMENTED,
 };
 
