@@ -26,6 +26,7 @@ COPY packages/warc/package.json packages/warc/
 COPY services/api/package.json services/api/
 COPY services/cli/package.json services/cli/
 COPY services/crawler/package.json services/crawler/
+COPY services/urlfrontier/package.json services/urlfrontier/
 # --ignore-scripts: the root `prepare` script is the build, and the sources are not here yet.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.package.json tsconfig.build.json ./
@@ -57,6 +58,7 @@ COPY packages/warc/package.json packages/warc/
 COPY services/api/package.json services/api/
 COPY services/cli/package.json services/cli/
 COPY services/crawler/package.json services/crawler/
+COPY services/urlfrontier/package.json services/urlfrontier/
 # --ignore-scripts: no runtime dependency needs an install script, and the root `prepare`
 # (the build) belongs to the build stage.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \

@@ -32,6 +32,7 @@ const PACKAGES = [
   'ring',
   'robots',
   'url',
+  'urlfrontier',
   'warc',
 ];
 const MINUTES = 60_000;
@@ -133,6 +134,7 @@ describe('the packed packages, installed into an empty project', () => {
     expect(files('@shardline/membership')).toContain('lua/heartbeat-8.lua');
     expect(files('@shardline/api')).toContain('public/dashboard.html');
     expect(files('@shardline/cli')).toContain('bin/shardline.js');
+    expect(files('@shardline/urlfrontier')).toContain('proto/urlfrontier.proto');
   });
 
   it('installs every @shardline package from its tarball, and no tsx', () => {

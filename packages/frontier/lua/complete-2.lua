@@ -21,6 +21,8 @@
   ARGV[15] content changed: '1' | '0' | '' unknown
   ARGV[16] validators: '' keep the stored ones, else '=' followed by the new ones
   ARGV[17] ms since the request was sent, by the pod's monotonic clock ('' or 0 = unknown)
+  ARGV[18] the caller's schedule (ms), beating the URL's interval and ARGV[11]: '' (or absent)
+           none given; '0' done, never refetched; n > 0 fetched again n ms from now
 
   Returns { status, seq, score, rescheduled (1 | 0) }: status 0 ok, 1 lease not found (counted as a late
   completion: the URL was already requeued), 2 held by another pod.
@@ -74,7 +76,11 @@ if not freed then
 end
 local validators = nil
 if ARGV[16] ~= '' then validators = string.sub(ARGV[16], 2) end
-local rescheduled = recrawl_schedule(root, dkey, host, level, entry, now, tonumber(ARGV[11]),
-  ARGV[12] == '1', tonumber(ARGV[13]), tonumber(ARGV[14]), ARGV[15], validators)
+local forced = tonumber(ARGV[18] or '')
+local rescheduled = false
+if forced ~= 0 then
+  rescheduled = recrawl_schedule(root, dkey, host, level, entry, now, tonumber(ARGV[11]),
+    ARGV[12] == '1', tonumber(ARGV[13]), tonumber(ARGV[14]), ARGV[15], validators, forced)
+end
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[10]))
 return { 0, seq, score, rescheduled and 1 or 0 }

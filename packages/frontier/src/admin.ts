@@ -170,6 +170,30 @@ export class Admin {
     return moved;
   }
 
+  /** See `RedisFrontier.dropHost`. Runs drop-host-2.lua. */
+  async dropHost(host: string, domain?: string): Promise<number> {
+    checkName('host', host);
+    const d = domain ?? domainKey(host);
+    checkName('domain', d);
+    const { keys, exec, options } = this.#ctx;
+    const owner = this.#ctx.ownerOf(d);
+    const r = asArray(
+      await exec.script({
+        command: C['drop-host'],
+        args: [keys.domain(d), keys.root(d), host, options.defaultConcurrency],
+      }),
+      'drop-host',
+    );
+    const removed = Number(r[0]) + Number(r[1]);
+    const updates = new IndexBatch();
+    updates.add(owner, dueMember(d, host), String(r[2]), String(r[3]));
+    const counters = new Counters(keys);
+    counters.queued(d, -removed);
+    counters.add('dropped', removed);
+    await this.#index.apply(updates, counters);
+    return removed;
+  }
+
   /** Pins of every host of a domain in its owner's index (before a change that wakes them). */
   async #pinHosts(domain: string, owner: string): Promise<IndexBatch> {
     const pins = new IndexBatch();

@@ -39,6 +39,14 @@ export class Claims {
     if (!Number.isSafeInteger(max) || max < 1 || max > MAX_CLAIM) {
       throw new FrontierArgumentError('max', max, `an integer in 1..${MAX_CLAIM}`);
     }
+    const leaseTimeoutMs = request.leaseTimeoutMs ?? this.#ctx.options.leaseTimeoutMs;
+    if (!Number.isSafeInteger(leaseTimeoutMs) || leaseTimeoutMs < 0) {
+      throw new FrontierArgumentError('leaseTimeoutMs', leaseTimeoutMs, 'a non-negative integer');
+    }
+    const maxPerHost = request.maxPerHost ?? max;
+    if (!Number.isSafeInteger(maxPerHost) || maxPerHost < 1) {
+      throw new FrontierArgumentError('maxPerHost', maxPerHost, 'a positive integer');
+    }
     const take = await this.#take(pod, max);
     if (take.hosts.length === 0) {
       return { leases: [], nextDueAtMs: take.earliestMs, nowMs: take.nowMs, reaped: 0 };
@@ -53,7 +61,7 @@ export class Claims {
     // owner without the claim waiting for them: right after a ring change a claim can
     // find dozens, and its own leases (already written) must not wait for their moves.
     this.#forward(foreign);
-    const visit = await this.#visit(pod, mine, max);
+    const visit = await this.#visit(pod, mine, max, { leaseTimeoutMs, maxPerHost });
     const after = (await this.#index.apply(visit.updates, visit.counters)).get(pod);
     return {
       leases: visit.leases,
@@ -70,7 +78,10 @@ export class Claims {
     const pod = checkPod(request?.pod);
     const take = await this.#take(pod, request.max ?? 100);
     if (take.hosts.length === 0) return 0;
-    const visit = await this.#visit(pod, take.hosts, 0);
+    const visit = await this.#visit(pod, take.hosts, 0, {
+      leaseTimeoutMs: this.#ctx.options.leaseTimeoutMs,
+      maxPerHost: 0,
+    });
     await this.#index.apply(visit.updates, visit.counters);
     return visit.reaped;
   }
@@ -118,7 +129,12 @@ export class Claims {
   }
 
   /** Runs claim-2.lua on hosts of `pod`'s due index; `max` 0 only reaps. */
-  async #visit(pod: string, hosts: DueRef[], max: number) {
+  async #visit(
+    pod: string,
+    hosts: DueRef[],
+    max: number,
+    limits: { leaseTimeoutMs: number; maxPerHost: number },
+  ) {
     const { keys, exec, options: o } = this.#ctx;
     // Spread `max` over the hosts: each gets one, the first ones a share of the rest.
     const extra = Math.max(0, max - hosts.length);
@@ -129,8 +145,13 @@ export class Claims {
         keys.root(domain),
         host,
         pod,
-        o.leaseTimeoutMs,
-        max === 0 ? 0 : 1 + Math.floor(extra / hosts.length) + (k < extra % hosts.length ? 1 : 0),
+        limits.leaseTimeoutMs,
+        max === 0
+          ? 0
+          : Math.min(
+              limits.maxPerHost,
+              1 + Math.floor(extra / hosts.length) + (k < extra % hosts.length ? 1 : 0),
+            ),
         o.defaultDelayMs,
         o.defaultConcurrency,
         o.reapBatch,

@@ -5,7 +5,7 @@
  * this package decodes these (readers get typed objects from `FrontierInspector`).
  */
 import { FrontierArgumentError } from './errors.js';
-import type { DeadLetter, DomainStats, HostState, Validators } from './types.js';
+import type { DeadLetter, DomainStats, HeldLease, HostState, Validators } from './types.js';
 
 /**
  * A queue entry: `<depth>,<attempt>,<metaLength>,<meta><url>`; a URL with recrawl data has
@@ -119,6 +119,21 @@ export function parseLeaseId(id: string): LeaseIdParts {
     throw new FrontierArgumentError('lease id', id, 'a lease id "<domain>/<host>/<n>"');
   }
   return { domain: parts[0], host: parts[1], field: `${parts[1]}/${parts[2]}` };
+}
+
+/** A lease as the host's lease hash holds it: `<deadline>,<holder>,<claimedAt>,<level>,<entry>`. */
+export function unpackHeldLease(domain: string, field: string, value: string): HeldLease {
+  const [deadline, pod, claimedAt, level] = value.split(',', 4);
+  const head = `${deadline},${pod},${claimedAt},${level},`;
+  const e = unpackEntry(value.slice(head.length));
+  return {
+    id: leaseId(domain, field),
+    pod: pod ?? '',
+    url: e.url,
+    deadlineMs: Number(deadline),
+    claimedAtMs: Number(claimedAt),
+    priority: Number(level),
+  };
 }
 
 /** A score as scripts return it: ms, `'inf'`, or `'park'`/`''` for none. */

@@ -54,6 +54,7 @@ export type {
   EnqueueStatus,
   FailOutcome,
   FailResult,
+  HeldLease,
   HostPolicy,
   HostState,
   Lease,

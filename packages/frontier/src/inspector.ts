@@ -17,9 +17,11 @@ import {
   parseScore,
   unpackDeadLetter,
   unpackEntry,
+  unpackHeldLease,
   withPoliteness,
 } from './codec.js';
 import { FrontierArgumentError } from './errors.js';
+import { readHostQueue } from './host-queue.js';
 import type { FrontierLostRecord } from './identity.js';
 import { FrontierKeys } from './keys.js';
 import { type FrontierInspectorOptions, resolveInspectorOptions } from './options.js';
@@ -32,6 +34,7 @@ import type {
   DomainStats,
   DueEntry,
   DueHost,
+  HeldLease,
   HostState,
   QueuedUrl,
 } from './types.js';
@@ -365,6 +368,17 @@ export class FrontierInspector {
     return decodeHostState(domain, host, withPoliteness(hash, polite));
   }
 
+  /**
+   * The leases out on a host (one HGETALL; at most its concurrency), e.g. to find the lease
+   * of a URL whose holder is not the caller.
+   */
+  async hostLeases(domain: string, host: string): Promise<HeldLease[]> {
+    checkName('domain', domain);
+    checkName('host', host);
+    const hash = await this.#redis.hgetall(this.#keys.hostLeases(domain, host));
+    return Object.entries(hash).map(([field, value]) => unpackHeldLease(domain, field, value));
+  }
+
   /** The URL a host hands out next, or `null` when nothing is queued (two reads). */
   async queueHead(domain: string, host: string): Promise<QueuedUrl | null> {
     checkName('domain', domain);
@@ -380,6 +394,17 @@ export class FrontierInspector {
     if (entry === null) return null;
     const e = unpackEntry(entry);
     return { url: e.url, host, domain, priority, depth: e.depth, attempt: e.attempt, meta: e.meta };
+  }
+
+  /** A page of the URLs waiting in a host's queue, in hand-out order (one read per level touched). */
+  async hostQueue(
+    domain: string,
+    host: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<QueuedUrl[]> {
+    checkName('domain', domain);
+    checkName('host', host);
+    return readHostQueue(this.#redis, this.#keys, domain, host, checkPage(page));
   }
 }
 

@@ -11,6 +11,7 @@ import { Counters } from './counters.js';
 import { type DueIndex, IndexBatch } from './due-index.js';
 import { FrontierArgumentError, FrontierError, LeaseStatus, leaseStatusError } from './errors.js';
 import type { Arg } from './executor.js';
+import { MAX_REFETCH_MS } from './options.js';
 import { SCRIPT_COMMANDS as C } from './scripts.js';
 import type { CompleteResult, FailOutcome, FailResult, LeaseRef, ReleaseOptions } from './types.js';
 
@@ -84,6 +85,17 @@ export class Leases {
           throw new FrontierArgumentError(name, value, 'a non-negative integer');
         }
       }
+      const refetch = result.refetchAfterMs;
+      if (
+        refetch !== undefined &&
+        (!Number.isSafeInteger(refetch) || refetch < 0 || refetch > MAX_REFETCH_MS)
+      ) {
+        throw new FrontierArgumentError(
+          'refetchAfterMs',
+          refetch,
+          `an integer in 0..${MAX_REFETCH_MS} (0 = never refetched)`,
+        );
+      }
       if (result.changed !== undefined && typeof result.changed !== 'boolean') {
         throw new FrontierArgumentError('changed', result.changed, 'a boolean');
       }
@@ -104,6 +116,7 @@ export class Leases {
           result.changed === undefined ? '' : result.changed ? '1' : '0',
           result.validators === undefined ? '' : `=${packValidators(result.validators)}`,
           sinceSentMs,
+          refetch === undefined ? '' : refetch,
         ],
         count: (r, counters) => {
           const { domain } = parseLeaseId(lease.id);

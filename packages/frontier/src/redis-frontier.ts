@@ -329,6 +329,15 @@ export class RedisFrontier {
     return this.#admin.setHostPolicy(host, policy, domain);
   }
 
+  /**
+   * Deletes the URLs waiting in a host's queue and refetch schedule (URLFrontier's
+   * DeleteQueue); returns how many. Leases already out finish normally; the URLs stay seen
+   * (discovering them again does not queue them); the host's politeness state stays.
+   */
+  dropHost(host: string, domain?: string): Promise<number> {
+    return this.#admin.dropHost(host, domain);
+  }
+
   /** Moves up to `max` of a domain's oldest dead letters back to its queues (attempt 0). */
   requeueDeadLetters(domain: string, max = 1000): Promise<number> {
     return this.#admin.requeueDeadLetters(domain, max);

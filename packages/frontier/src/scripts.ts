@@ -34,6 +34,7 @@ export const SCRIPT_COMMANDS = {
   counters: `${VERSION}Counters`,
   'crawl-touch': `${VERSION}CrawlTouch`,
   'crawl-drop': `${VERSION}CrawlDrop`,
+  'drop-host': `${VERSION}DropHost`,
 } as const;
 
 type Arg = string | number;
@@ -61,6 +62,7 @@ declare module 'ioredis' {
     slv2Counters: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2CrawlTouch: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
     slv2CrawlDrop: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv2DropHost: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
   }
 }
 

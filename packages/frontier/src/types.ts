@@ -110,6 +110,14 @@ export interface ClaimRequest {
   pod: string;
   /** Most leases to return. @default 1 */
   max?: number;
+  /**
+   * Lease timeout of the leases of this claim (ms; 0 = they never expire), e.g. the
+   * `delay_requestable` of a URLFrontier GetURLs call. Later heartbeats extend them by
+   * the frontier's `leaseTimeoutMs`. @default FrontierOptions.leaseTimeoutMs
+   */
+  leaseTimeoutMs?: number;
+  /** Most leases taken from one host in this claim. @default no bound but `max` */
+  maxPerHost?: number;
 }
 
 export interface ClaimResult {
@@ -154,6 +162,12 @@ export interface CompleteResult {
    * (absent: the stored ones are kept).
    */
   validators?: Validators;
+  /**
+   * The caller's own schedule for this URL, beating its refetch interval and the frontier's
+   * `refetchAfterMs`: `0` = done, never refetched; `n > 0` = fetched again `n` ms from now
+   * (URLFrontier's `refetchable_from_date`). @default the URL's interval, else the default
+   */
+  refetchAfterMs?: number;
   /**
    * Whether the content changed since the last fetch: `false` for a 304 or the same content
    * hash. With `refetchAdaptive` the refetch interval halves when `true` and grows by half
@@ -329,6 +343,18 @@ export interface HostState {
   blockedUntilMs: number;
   /** Failures in a row since the last success. */
   consecutiveFailures: number;
+}
+
+/** A lease out on a host, as `FrontierInspector.hostLeases` reads it. */
+export interface HeldLease {
+  /** The lease id, to pass with `pod` to complete/fail/release. */
+  id: string;
+  pod: string;
+  url: string;
+  /** Redis time (ms) after which it may be reaped; 0 = never expires. */
+  deadlineMs: number;
+  claimedAtMs: number;
+  priority: number;
 }
 
 /** The URL a host hands out next (its best priority level, oldest first). */

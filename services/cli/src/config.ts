@@ -12,6 +12,8 @@ export interface CliConfig {
   clusterNodes?: string;
   /** `KEY_PREFIX`: the frontier's key prefix (`--prefix` wins). @default 'sl' (applied by the session) */
   keyPrefix?: string;
+  /** `POD_ID`: the ring member id of `shardline urlfrontier` (`--pod-id` wins; `up` sets it per node). */
+  podId?: string;
   /** `CRAWL_ID`: the crawl (namespace) commands act on (`--crawl-id` wins). @default 'default' */
   crawlId?: string;
 }
@@ -24,6 +26,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
     redisUrl: pick('REDIS_URL'),
     clusterNodes: pick('REDIS_CLUSTER_NODES'),
     keyPrefix: pick('KEY_PREFIX'),
+    podId: pick('POD_ID'),
     crawlId: pick('CRAWL_ID'),
   };
 }

@@ -14,6 +14,7 @@ import { registerRingShowCommand } from './commands/ring-show.js';
 import { registerSeedCommand } from './commands/seed.js';
 import { registerConfigCommand } from './commands/show-config.js';
 import { registerStatsCommands } from './commands/stats.js';
+import { registerUrlFrontierCommand } from './commands/urlfrontier.js';
 import { registerWarcCommands } from './commands/warc.js';
 import { loadConfig } from './config.js';
 import type { CliContext } from './context.js';
@@ -50,6 +51,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerPauseCommands(program, ctx);
   registerDelayCommand(program, ctx);
   registerWarcCommands(program);
+  registerUrlFrontierCommand(program);
   registerLocalClusterCommands(program, ctx);
   // exitOverride on every command: errors come back to `run` instead of process.exit.
   const override = (command: Command): void => {

@@ -49,18 +49,19 @@ end
   After a successful fetch: schedules the entry's refetch, if it has an interval or
   default_ms > 0. With `adaptive`, `changed` '1' halves the interval and '0' grows it by
   half, between min_ms and max_ms ('' = unknown, interval kept). `validators` replaces the
-  stored ones unless nil. Returns true when scheduled.
+  stored ones unless nil. `forced` (ms, optional) is the caller's own schedule: it beats the
+  URL's interval and default_ms, and adaptive does not change it. Returns true when scheduled.
 ]]
-local function recrawl_schedule(root, dkey, host, level, entry, now, default_ms, adaptive, min_ms, max_ms, changed, validators)
+local function recrawl_schedule(root, dkey, host, level, entry, now, default_ms, adaptive, min_ms, max_ms, changed, validators, forced)
   local depth, _, rest = entry_parse(entry)
   local mlen, interval, vlen, body = string.match(rest, '^(%d+)/?(%d*)/?(%d*),(.*)$')
-  interval = tonumber(interval) or default_ms
+  interval = forced or tonumber(interval) or default_ms
   if not interval or interval <= 0 then return false end
   vlen = tonumber(vlen) or 0
   local v = string.sub(body, 1, vlen)
   local tail = string.sub(body, vlen + 1)
   if validators then v = validators end
-  if adaptive then
+  if adaptive and not forced then
     if changed == '1' then
       interval = math.max(min_ms, math.floor(interval / 2))
     elseif changed == '0' then

@@ -16,7 +16,7 @@ import { formatStatus } from '../local-cluster/format.js';
 import { launchCluster, redactUrl } from '../local-cluster/launch.js';
 import { readAll } from '../local-cluster/read-all.js';
 import { runSupervisor } from '../local-cluster/run-supervisor.js';
-import { parseSpec, SUPERVISOR_COMMAND } from '../local-cluster/spec.js';
+import { type ClusterSpec, parseSpec, SUPERVISOR_COMMAND } from '../local-cluster/spec.js';
 import type { ScaleReport, StoppedPod } from '../local-cluster/supervisor.js';
 
 const DEFAULT_DATA_DIR = './.shardline';
@@ -36,6 +36,54 @@ function stoppedLine(pod: StoppedPod): string {
   return pod.killed
     ? `${pod.id} did not stop within the grace period: sent SIGKILL after ${pod.tookMs} ms (${how})`
     : `stopped ${pod.id} in ${pod.tookMs} ms (exit ${how})`;
+}
+
+/** Crawl settings that URLFrontier nodes take too (the rest are about fetching). */
+const URLFRONTIER_FLAGS = new Set([
+  '--prefix',
+  '--min-delay-ms',
+  '--per-host-concurrency',
+  '--max-pages-per-host',
+  '--max-pages-per-domain',
+  '--lease-timeout-ms',
+  '--session-timeout-ms',
+  '--log-level',
+]);
+
+/**
+ * `--urlfrontier-port BASE --no-fetch`: the pods are URLFrontier nodes on BASE, BASE+1, …,
+ * given the crawl flags that mean something to them; a fetching flag is a usage error.
+ */
+function urlFrontierSpec(flags: Record<string, unknown>): ClusterSpec['urlfrontier'] {
+  const port = flags.urlfrontierPort as number | undefined;
+  if (port === undefined) {
+    if (flags.fetch === false)
+      throw usageError(
+        '--no-fetch needs --urlfrontier-port: pods that fetch nothing serve URLFrontier clients',
+      );
+    return undefined;
+  }
+  if (flags.fetch !== false) {
+    throw usageError(
+      '--urlfrontier-port runs URLFrontier nodes, which hand URLs to a crawler instead of fetching them: add --no-fetch',
+    );
+  }
+  if (flags.config !== undefined)
+    throw usageError('--config is a crawl pod file; URLFrontier nodes take flags');
+  const args = crawlArgs(flags);
+  const passed: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    if (!flag.startsWith('--')) continue;
+    if (!URLFRONTIER_FLAGS.has(flag)) {
+      throw usageError(
+        `${flag} is a crawl pod setting; URLFrontier nodes (--urlfrontier-port) do not fetch`,
+      );
+    }
+    passed.push(flag);
+    if (i + 1 < args.length && !args[i + 1]!.startsWith('--')) passed.push(args[++i]!);
+  }
+  return { port, args: passed };
 }
 
 /** Registers `up`, `scale`, `down`, `status` and the hidden supervisor command. */
@@ -60,6 +108,15 @@ export function registerLocalClusterCommands(program: Command, ctx?: CliContext)
       'SIGTERM → SIGKILL grace period of a stopping pod',
       count('--grace-ms'),
       35_000,
+    )
+    .option(
+      '--urlfrontier-port <base>',
+      'run URLFrontier gRPC nodes (shardline urlfrontier) on base, base+1, … instead of crawl pods; needs --no-fetch',
+      count('--urlfrontier-port'),
+    )
+    .option(
+      '--no-fetch',
+      'the pods fetch nothing (with --urlfrontier-port: a crawler pulls via GetURLs)',
     );
   addCrawlOptions(up).action(async (flags: Record<string, unknown>) => {
     // Checked here so a bad file fails once, not in every pod; each pod reads the same file.
@@ -68,14 +125,21 @@ export function registerLocalClusterCommands(program: Command, ctx?: CliContext)
       dataDir: flags.dataDir as string,
     });
     const configArgs = file ? ['--config', file.path] : [];
-    const spec = {
+    const urlfrontier = urlFrontierSpec(flags);
+    const spec: ClusterSpec = {
       pods: flags.pods as number,
       dataDir: resolve(flags.dataDir as string),
       redisUrl: (flags.redis as string | undefined) ?? config.redisUrl,
       crawlArgs: [...configArgs, ...crawlArgs(flags)],
       graceMs: flags.graceMs as number,
+      ...(urlfrontier ? { urlfrontier } : {}),
     };
     if (spec.pods < 1) throw usageError('--pods must be at least 1');
+    if (spec.urlfrontier && spec.urlfrontier.port + spec.pods - 1 > 65_535) {
+      throw usageError(
+        `--urlfrontier-port ${spec.urlfrontier.port} + ${spec.pods} pods passes port 65535`,
+      );
+    }
     const code = await launchCluster(spec, {
       detach: flags.detach === true,
       stdout: out(),

@@ -53,7 +53,12 @@ export async function runSupervisor(
   let closed = false;
   let port = 0;
   const supervisor = new Supervisor({
-    command: [process.execPath, SHARDLINE_BIN, 'crawl', ...spec.crawlArgs],
+    command: spec.urlfrontier
+      ? [process.execPath, SHARDLINE_BIN, 'urlfrontier', ...spec.urlfrontier.args]
+      : [process.execPath, SHARDLINE_BIN, 'crawl', ...spec.crawlArgs],
+    ...(spec.urlfrontier
+      ? { podArgs: (index: number) => ['--port', String(spec.urlfrontier!.port + index)] }
+      : {}),
     // The pods get the Redis through the environment, never argv (it may hold a password).
     // WARC files in <data-dir>/warc, as `shardline crawl` keeps them (a flag or WARC_DIR wins).
     env: {
@@ -115,7 +120,9 @@ export async function runSupervisor(
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  log(`control on 127.0.0.1:${port}; starting ${spec.pods} pod(s)`);
+  log(
+    `control on 127.0.0.1:${port}; starting ${spec.pods} ${spec.urlfrontier ? `URLFrontier node(s) on port ${spec.urlfrontier.port}…` : 'pod(s)'}`,
+  );
   // Rejects only when a `down` came first; the cluster is then on its way down anyway.
   await supervisor.scale(spec.pods).catch((error: unknown) => {
     log(`initial start of ${spec.pods} pod(s) cut short: ${(error as Error).message}`);

@@ -16,6 +16,11 @@ export interface ClusterSpec {
   crawlArgs: string[];
   /** SIGTERM → SIGKILL grace period. */
   graceMs: number;
+  /**
+   * Set: the pods are URLFrontier nodes (`shardline urlfrontier`, no fetching), pod `i` on port
+   * `port + i`, each given `args`; `crawlArgs` is then unused.
+   */
+  urlfrontier?: { port: number; args: string[] };
 }
 
 /** `services/cli/bin/shardline.js`, found from this file, not from the working directory. */

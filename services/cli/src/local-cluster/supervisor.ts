@@ -14,6 +14,8 @@ export interface SupervisorOptions {
   command: readonly string[];
   /** Environment of every pod; `POD_ID` is added per pod. */
   env: NodeJS.ProcessEnv;
+  /** Arguments added to `command` for the pod of slot `index` (e.g. its own port). @default none */
+  podArgs?: (index: number) => string[];
   /** Where the pods' prefixed output and the supervisor's own lines go. */
   stdout: Writable;
   stderr: Writable;
@@ -202,7 +204,7 @@ export class Supervisor {
   #launch(slot: Slot): void {
     const child = PodProcess.spawn({
       id: slot.id,
-      command: this.#options.command,
+      command: [...this.#options.command, ...(this.#options.podArgs?.(slot.index) ?? [])],
       env: { ...this.#options.env, POD_ID: slot.id },
       stdout: this.#options.stdout,
       stderr: this.#options.stderr,
