@@ -6,8 +6,7 @@
  * docs/urlfrontier.md.
  */
 import { hostname } from 'node:os';
-import { createRedisClient } from '@shardline/crawler';
-import { UrlFrontierNode } from '@shardline/urlfrontier';
+import type { createRedisClient } from '@shardline/crawler';
 import { type Command, Option } from 'commander';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
@@ -103,6 +102,11 @@ export function registerUrlFrontierCommand(program: Command): void {
       const embedded =
         target.kind === 'embedded' ? await useEmbeddedRedis(target.dataDir) : undefined;
       const log = pino({ level: flags.logLevel });
+      // gRPC and the crawler's client load when a node runs, not for every command.
+      const [{ createRedisClient }, { UrlFrontierNode }] = await Promise.all([
+        import('@shardline/crawler'),
+        import('@shardline/urlfrontier'),
+      ]);
       const redis = createRedisClient(
         target.kind === 'cluster'
           ? { clusterNodes: target.nodes }
