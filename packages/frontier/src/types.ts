@@ -105,6 +105,12 @@ export interface ClaimRequest {
   pod: string;
   /** Most leases to return. @default 1 */
   max?: number;
+  /**
+   * Called with the leases as soon as they are written, one round trip before the claim
+   * resolves (the due index is re-scored meanwhile), so their fetches can start at once;
+   * the result lists the same leases. Must not throw.
+   */
+  onLeases?: (leases: readonly Lease[]) => void;
 }
 
 export interface ClaimResult {
