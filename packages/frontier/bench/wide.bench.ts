@@ -187,12 +187,23 @@ try {
   const memQueued = (await info(redis, 'memory', 'used_memory')) - mem0;
   const keysQueued = (await redis.dbsize()) - keys0;
   const meanUrl = urlBytes / DOMAINS;
+  // Each phase prints as soon as it ends: a long run that fails late keeps what it measured.
+  console.log(`mean URL ${fmt(meanUrl, 1)} B`);
+  console.log(
+    `enqueue             ${fmt(enqueueRate)} URLs/s   (raw pipelined SET ${fmt(rawRate)}/s: ${fmt(enqueueRate / rawRate, 2)}×)`,
+  );
+  console.log(
+    `queued              ${fmt(memQueued / DOMAINS)} B per URL = URL + ${fmt(memQueued / DOMAINS - meanUrl)} B   ${fmt(keysQueued / DOMAINS, 2)} keys per domain`,
+  );
 
   // pod-a claims what it owns (leases never expire: only the reclaim gives them back).
   const ownedByA = await redis.zcard('w:pod:{p:pod-a}:due');
   t0 = performance.now();
   const a = await claimAll(frontier, 'pod-a', ownedByA, false);
   const claimWall = seconds(t0);
+  console.log(
+    `claim (pod-a)       ${fmt(a.claimed)} leases in ${fmt(claimWall, 1)} s: ${fmt(a.claimed / claimWall)} URLs/s`,
+  );
 
   // pod-a dies: the survivor's reclaim (membership's reclaimRemovedPod, the dead index
   // read page by page here instead of as one array).
@@ -200,6 +211,9 @@ try {
   t0 = performance.now();
   const back = await frontier.reclaimPod('pod-a');
   const reclaimSeconds = seconds(t0);
+  console.log(
+    `reclaim (pod-a dead) ${fmt(back.requeued)} leases requeued in ${fmt(reclaimSeconds, 1)} s: ${fmt(back.requeued / reclaimSeconds)} leases/s`,
+  );
   t0 = performance.now();
   let moved = 0;
   let cursor = '0';
@@ -221,6 +235,9 @@ try {
   } while (cursor !== '0');
   const reindexSeconds = seconds(t0);
   const leftInDead = await redis.zcard('w:pod:{p:pod-a}:due');
+  console.log(
+    `  reindex + evict   ${fmt(moved)} domains in ${fmt(reindexSeconds, 1)} s: ${fmt(moved / reindexSeconds)} domains/s; ${leftInDead} left in the dead index`,
+  );
 
   // pod-b claims and completes everything.
   const cpu0 = await redisCpuMs(redis);
@@ -231,6 +248,13 @@ try {
   const stats = await frontier.stats();
   const memKept = (await info(redis, 'memory', 'used_memory')) - mem0;
   const keysKept = (await redis.dbsize()) - keys0;
+  console.log(
+    `claim+complete      ${fmt(b.claimed)} URLs in ${fmt(ccSeconds, 1)} s: ${fmt(b.claimed / ccSeconds)} URLs/s (one Redis core); fetched ${fmt(stats.fetched ?? 0)}`,
+  );
+  console.log(`Redis CPU           ${fmt(cpuPerPage, 3)} ms per page (claim + complete only)`);
+  console.log(
+    `kept right after    ${fmt(memKept / DOMAINS)} B per domain   ${fmt(keysKept / DOMAINS, 2)} keys per domain`,
+  );
 
   // The pins lapse; claims then park every finished host out of the due index.
   await new Promise((r) => setTimeout(r, PIN_MS + 500));
@@ -242,35 +266,10 @@ try {
   const parkSeconds = seconds(t0);
   const memParked = (await info(redis, 'memory', 'used_memory')) - mem0;
   const keysParked = (await redis.dbsize()) - keys0;
-  const breakdown = await keptBreakdown(redis, new FrontierKeys('w'));
-
-  console.log(`mean URL ${fmt(meanUrl, 1)} B`);
-  console.log(
-    `enqueue             ${fmt(enqueueRate)} URLs/s   (raw pipelined SET ${fmt(rawRate)}/s: ${fmt(enqueueRate / rawRate, 2)}×)`,
-  );
-  console.log(
-    `queued              ${fmt(memQueued / DOMAINS)} B per URL = URL + ${fmt(memQueued / DOMAINS - meanUrl)} B   ${fmt(keysQueued / DOMAINS, 2)} keys per domain`,
-  );
-  console.log(
-    `claim (pod-a)       ${fmt(a.claimed)} leases in ${fmt(claimWall, 1)} s: ${fmt(a.claimed / claimWall)} URLs/s`,
-  );
-  console.log(
-    `reclaim (pod-a dead) ${fmt(back.requeued)} leases requeued in ${fmt(reclaimSeconds, 1)} s: ${fmt(back.requeued / reclaimSeconds)} leases/s`,
-  );
-  console.log(
-    `  reindex + evict   ${fmt(moved)} domains in ${fmt(reindexSeconds, 1)} s: ${fmt(moved / reindexSeconds)} domains/s; ${leftInDead} left in the dead index`,
-  );
-  console.log(
-    `claim+complete      ${fmt(b.claimed)} URLs in ${fmt(ccSeconds, 1)} s: ${fmt(b.claimed / ccSeconds)} URLs/s (one Redis core); fetched ${fmt(stats.fetched ?? 0)}`,
-  );
-  console.log(`Redis CPU           ${fmt(cpuPerPage, 3)} ms per page (claim + complete only)`);
-  console.log(
-    `kept after fetch    ${fmt(memKept / DOMAINS)} B per domain   ${fmt(keysKept / DOMAINS, 2)} keys per domain`,
-  );
   console.log(
     `  after the pins lapsed and claims parked them (${fmt(parkSeconds, 1)} s): ${fmt(memParked / DOMAINS)} B per domain   ${fmt(keysParked / DOMAINS, 2)} keys per domain`,
   );
-  console.log(`  where (B per domain): ${breakdown}`);
+  console.log(`  where (B per domain): ${await keptBreakdown(redis, new FrontierKeys('w'))}`);
   console.log(
     `peak RSS            pod (this process) ${fmt(process.resourceUsage().maxRSS / 1024)} MB, redis-server ${fmt(peakRssMb(server.pid))} MB (used_memory_peak ${fmt((await info(redis, 'memory', 'used_memory_peak')) / 1048576)} MB)`,
   );

@@ -69,8 +69,12 @@ if not freed then
   -- The pod passes a duration (never its clock: skew cannot move it) measured before this call
   -- was sent, so now - ARGV[17] is at or after the real send; never before the claim (a bogus
   -- duration cannot move the gap earlier than the claim's own reservation).
+  -- TIME is floored to the ms here and the pod floors its duration: + 1 keeps sent_at at or
+  -- after the real send.
   local _, _, claimed_at = lease_parse(v)
-  local sent_at = math.max(claimed_at, now - (tonumber(ARGV[17]) or 0))
+  local since_sent = tonumber(ARGV[17]) or 0
+  local sent_at = now
+  if since_sent > 0 then sent_at = math.max(claimed_at, now - since_sent + 1) end
   local next_at = math.max(st.n, sent_at + effective_delay(st, tonumber(ARGV[9])))
   redis.call('HSET', pk, 'n', fmt(next_at))
 end

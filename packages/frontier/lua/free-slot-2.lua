@@ -48,7 +48,10 @@ if redis.call('SADD', hkey(root, host, 'U'), field) == 1 then
   local st = host_state(root, host)
   adaptive_on_response(pk, tonumber(ARGV[5]), tonumber(ARGV[4]), tonumber(st.dl) or default_delay, tonumber(ARGV[6]))
   st = host_state(root, host)
-  local sent_at = math.max(claimed_at, now - (tonumber(ARGV[9]) or 0))
+  -- As complete-2.lua: TIME is floored to the ms, so + 1 keeps sent_at at or after the send.
+  local since_sent = tonumber(ARGV[9]) or 0
+  local sent_at = now
+  if since_sent > 0 then sent_at = math.max(claimed_at, now - since_sent + 1) end
   redis.call('HSET', pk, 'n', fmt(math.max(st.n, sent_at + effective_delay(st, default_delay))))
 end
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[8]))

@@ -62,6 +62,7 @@ export class Claims {
     // find dozens, and its own leases (already written) must not wait for their moves.
     this.#forward(foreign);
     const visit = await this.#visit(pod, mine, max, { leaseTimeoutMs, maxPerHost });
+    if (visit.leases.length > 0) request.onLeases?.(visit.leases);
     const after = (await this.#index.apply(visit.updates, visit.counters)).get(pod);
     return {
       leases: visit.leases,

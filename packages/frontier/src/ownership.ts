@@ -38,7 +38,6 @@ export class Ownership {
     const { redis, keys, options: o, exec } = this.#ctx;
     let requeued = 0;
     let deadLettered = 0;
-    const counters = new Counters(keys);
     let cursor = '0';
     do {
       const [next, page] = (await redis.zscan(
@@ -66,6 +65,9 @@ export class Ownership {
         })),
       );
       const updates = new IndexBatch();
+      // Counters go with each page: one batch for a whole big index would be one call with
+      // a pair per domain (and overflow the stack at hundreds of thousands).
+      const counters = new Counters(keys);
       replies.forEach((reply, k) => {
         const r = asArray(reply, 'reclaim');
         const back = Number(r[0]);
@@ -81,9 +83,8 @@ export class Ownership {
         counters.dead(domain, dead);
         updates.add(this.#ctx.ownerOf(domain), dueMember(domain, host), String(r[2]), String(r[3]));
       });
-      await this.#index.apply(updates);
+      await this.#index.apply(updates, counters);
     } while (cursor !== '0');
-    await exec.scripts(counters.calls());
     return { requeued, deadLettered };
   }
 

@@ -118,6 +118,12 @@ export interface ClaimRequest {
   leaseTimeoutMs?: number;
   /** Most leases taken from one host in this claim. @default no bound but `max` */
   maxPerHost?: number;
+  /**
+   * Called with the leases as soon as they are written, one round trip before the claim
+   * resolves (the due index is re-scored meanwhile), so their fetches can start at once;
+   * the result lists the same leases. Must not throw.
+   */
+  onLeases?: (leases: readonly Lease[]) => void;
 }
 
 export interface ClaimResult {

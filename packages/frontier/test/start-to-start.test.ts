@@ -1,7 +1,8 @@
 /**
  * complete's `sinceSentMs`: the host's next_allowed_at counts the delay from the request's
  * send (completion time minus the duration), never from before the claim, whatever duration
- * a caller passes. Checked in the host state Redis holds.
+ * a caller passes. Checked in the host state Redis holds. And claim's `onLeases`: the leases
+ * before the claim resolves (a fetch need not wait for the due index's re-score).
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
@@ -29,8 +30,9 @@ describe('complete sinceSentMs', () => {
     const after = await redisNow(redis);
     const n = await nextAllowed(redis, keys);
     // The claim reserved claimedAt + 400; the send 250 ms before the completion is later.
-    expect(n).toBeGreaterThanOrEqual(before - 250 + 400);
-    expect(n).toBeLessThanOrEqual(after - 250 + 400);
+    // + 1: Redis TIME in scripts is whole ms, so the script adds one to never land early.
+    expect(n).toBeGreaterThanOrEqual(before - 250 + 400 + 1);
+    expect(n).toBeLessThanOrEqual(after - 250 + 400 + 1);
     expect(n).toBeLessThan(before + 400);
   });
 
@@ -46,6 +48,28 @@ describe('complete sinceSentMs', () => {
     expect(await nextAllowed(redis, keys)).toBe(reserved);
     // Nothing is claimable before the reservation.
     expect((await frontier.claim({ pod: 'pod-a' })).leases).toEqual([]);
+  });
+
+  it('claim hands its leases to onLeases before it resolves', async () => {
+    const { frontier } = make();
+    await frontier.enqueue(['https://a.ss-test.com/1', 'https://b.ss-test.com/1']);
+    let resolved = false;
+    const early: string[][] = [];
+    const claim = frontier.claim({
+      pod: 'pod-a',
+      max: 2,
+      onLeases: (leases) => early.push(leases.map((l) => l.id).concat(resolved ? ['late'] : [])),
+    });
+    const result = await claim.then((r) => {
+      resolved = true;
+      return r;
+    });
+    expect(early).toEqual([result.leases.map((l) => l.id)]);
+    expect(result.leases).toHaveLength(2);
+    // An empty claim calls nothing.
+    const none: unknown[] = [];
+    await frontier.claim({ pod: 'pod-a', onLeases: (l) => none.push(l) });
+    expect(none).toEqual([]);
   });
 
   it('rejects a negative or fractional duration, naming it', async () => {

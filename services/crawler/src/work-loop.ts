@@ -15,7 +15,11 @@ import PQueue from 'p-queue';
 
 /** What the loop needs from the frontier (a `RedisFrontier` fits). */
 export interface LoopFrontier {
-  claim(request: { pod: string; max?: number }): Promise<ClaimResult>;
+  claim(request: {
+    pod: string;
+    max?: number;
+    onLeases?: (leases: readonly Lease[]) => void;
+  }): Promise<ClaimResult>;
   heartbeat(lease: LeaseRef): Promise<number>;
   /**
    * Batched heartbeat (one round trip for the sweep): per lease its new deadline or its error.
@@ -212,18 +216,30 @@ export class WorkLoop {
           continue;
         }
         let result: ClaimResult;
+        // Leases this claim already started (one may even have finished by the time it resolves).
+        const started = new Set<string>();
         try {
           this.#claims += 1;
           this.#lastClaimAtMs = Date.now();
           this.#announcedDueMs = Number.POSITIVE_INFINITY;
-          result = await this.#o.frontier.claim({ pod: this.#o.pod, max: free });
+          // Leases start as soon as they are written, not after the due index's re-score.
+          result = await this.#o.frontier.claim({
+            pod: this.#o.pod,
+            max: free,
+            onLeases: (leases) => {
+              for (const lease of leases) {
+                started.add(lease.id);
+                this.#start(lease);
+              }
+            },
+          });
         } catch (error) {
           this.#o.onError?.(error, 'claim');
           await this.#sleep(Date.now() + Math.min(1000, this.#o.maxIdleSleepMs), false);
           continue;
         }
         this.#clockOffsetMs = result.nowMs - Date.now();
-        for (const lease of result.leases) this.#start(lease);
+        for (const lease of result.leases) if (!started.has(lease.id)) this.#start(lease);
         this.#claimed += result.leases.length;
         if (result.leases.length >= free) continue;
         if (result.leases.length === 0) this.#emptyClaims += 1;
