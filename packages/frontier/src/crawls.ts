@@ -117,6 +117,25 @@ export class CrawlRegistry {
   }
 
   /**
+   * Marks a crawl `deleting` (idempotent): writes to it are refused from then on, and
+   * {@link delete} finishes the deletion. Refuses the default crawl.
+   */
+  async markDeleting(crawlId: string): Promise<void> {
+    const keys = this.#keysOf(crawlId);
+    if (keys.isDefaultCrawl) {
+      throw new FrontierArgumentError(
+        'crawlId',
+        crawlId,
+        'a crawl other than "default" (its keys are every crawl\'s politeness state)',
+      );
+    }
+    const registry = keys.crawls();
+    const entry = await this.#redis.hget(registry, crawlId);
+    const createdAt = entry === null ? '0' : entry.split(',')[0];
+    await this.#redis.hset(registry, crawlId, `${createdAt},deleting`);
+  }
+
+  /**
    * Deletes every key of a crawl: each domain it wrote (one script per domain, in batches
    * of `batchDomains`, so the time per step is bounded by the batch, not the crawl), its
    * pods' due indexes and counters, its global counters and indexes, `extraKeys`; the
@@ -138,9 +157,7 @@ export class CrawlRegistry {
       throw new FrontierArgumentError('batchDomains', batch, 'a positive integer');
     }
     const registry = keys.crawls();
-    const entry = await this.#redis.hget(registry, crawlId);
-    const createdAt = entry === null ? '0' : entry.split(',')[0];
-    await this.#redis.hset(registry, crawlId, `${createdAt},deleting`);
+    await this.markDeleting(crawlId);
 
     const progress: CrawlDeleteProgress = { domains: 0, keys: 0 };
     const touched = keys.crawlDomains();

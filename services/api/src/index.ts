@@ -15,6 +15,12 @@ export {
   StaticClusterView,
 } from './cluster-view.js';
 export { type ApiConfig, loadApiConfig } from './config.js';
+export {
+  type CrawlDeleteRefusal,
+  CrawlDeleteRefusedError,
+  deleteCrawlKeys,
+  startCrawlDelete,
+} from './crawl-delete.js';
 export { CrawlReaders, type CrawlSummary, listCrawls, MAX_CRAWLS_LISTED } from './crawls.js';
 export {
   ApiConfigError,

@@ -19,6 +19,12 @@ export {
   type RingParams,
   StaticClusterView,
 } from './cluster-view.js';
+export {
+  type CrawlDeleteRefusal,
+  CrawlDeleteRefusedError,
+  deleteCrawlKeys,
+  startCrawlDelete,
+} from './crawl-delete.js';
 export { CrawlReaders, type CrawlSummary, listCrawls, MAX_CRAWLS_LISTED } from './crawls.js';
 export {
   ApiConfigError,

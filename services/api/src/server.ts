@@ -12,6 +12,7 @@ import { installErrorHandlers } from './error-handler.js';
 import { ApiOptionsError } from './errors.js';
 import { ApiMetrics } from './metrics.js';
 import { registerClusterRoutes } from './routes/cluster.js';
+import { registerCrawlDeleteRoute } from './routes/crawl-delete.js';
 import { registerDomainRoutes } from './routes/domains.js';
 import { registerHostControlRoutes } from './routes/host-controls.js';
 import { registerInspectRoutes } from './routes/inspect.js';
@@ -179,6 +180,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
 
   registerOpsRoutes(app, ctx);
   registerClusterRoutes(app, ctx);
+  registerCrawlDeleteRoute(app, ctx);
   registerDomainRoutes(app, ctx);
   registerHostControlRoutes(app, ctx);
   registerSeedRoutes(app, ctx);

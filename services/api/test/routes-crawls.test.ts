@@ -5,7 +5,7 @@
  * its own frontier on the fixture's Redis.
  */
 import { RedisFrontier } from '@shardline/frontier';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   crawlsResponse,
   deadLettersResponse,
@@ -141,5 +141,63 @@ describe('crawls in the API', () => {
       deadLettersKept: 0,
     });
     expect((await news.inspector.domainStats('dead-news.test')).queued).toBe(1);
+  });
+});
+
+describe('DELETE /v1/crawls/:crawl', () => {
+  it('needs the token, refuses the default crawl (409) and an unknown one (404)', async () => {
+    expect((await call(fx.base, '/v1/crawls/gone', { method: 'DELETE' })).status).toBe(401);
+    const byDefault = await call(fx.base, '/v1/crawls/default', {
+      method: 'DELETE',
+      token: TOKEN,
+    });
+    expect(byDefault.status).toBe(409);
+    expect(byDefault.body.code).toBe('SHARDLINE_ERR_API_CRAWL_CONFLICT');
+    expect(
+      (await call(fx.base, '/v1/crawls/nope', { method: 'DELETE', token: TOKEN })).status,
+    ).toBe(404);
+    expect(
+      (await call(fx.base, '/v1/crawls/Bad!', { method: 'DELETE', token: TOKEN })).status,
+    ).toBe(400);
+  });
+
+  it("deletes one crawl's keys in the background, leaving the other crawl and the hosts' politeness", async () => {
+    const doomed = new RedisFrontier({
+      redis: fx.redis,
+      crawlId: 'doomed',
+      ownerOf: () => 'pod-a',
+    });
+    const domains = Array.from({ length: 30 }, (_, i) => `doomed${i}.test`);
+    await doomed.enqueue(domains.map((d) => `http://${d}/a`));
+    // One fetch in the doomed crawl leaves shared politeness state (next-allowed time).
+    const [lease] = (await doomed.claim({ pod: 'pod-a', max: 1 })).leases;
+    await doomed.complete(lease!, { bytes: 1, durationMs: 1 });
+    const politeness = await fx.redis.keys(`sl:{d:${lease!.domain}}:h:*`);
+    expect(politeness.length).toBeGreaterThan(0);
+    const newsBefore = (await call(fx.base, '/v1/stats?crawl=news')).body.queued;
+
+    const response = await call(fx.base, '/v1/crawls/doomed', { method: 'DELETE', token: TOKEN });
+    expect(response.status).toBe(202);
+    expect(response.body).toEqual({ crawlId: 'doomed', state: 'deleting' });
+    await vi.waitFor(
+      async () => {
+        const ids = (await call(fx.base, '/v1/crawls')).body.crawls.map(
+          (c: { crawlId: string }) => c.crawlId,
+        );
+        expect(ids).toEqual(['default', 'news']);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    // No key of the doomed crawl is left; the news crawl and the politeness keys are.
+    const left: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await fx.redis.scan(cursor, 'MATCH', '*doomed*', 'COUNT', 1000);
+      cursor = next;
+      left.push(...keys.filter((k) => k.includes(':c:doomed')));
+    } while (cursor !== '0');
+    expect(left).toEqual([]);
+    for (const key of politeness) expect(await fx.redis.exists(key)).toBe(1);
+    expect((await call(fx.base, '/v1/stats?crawl=news')).body.queued).toBe(newsBefore);
   });
 });

@@ -109,6 +109,7 @@ describe('GET /openapi.json', () => {
     ['post', '/v1/domains/{domain}/hosts/{host}/block'],
     ['put', '/v1/domains/{domain}/hosts/{host}/delay'],
     ['get', '/v1/crawls'],
+    ['delete', '/v1/crawls/{crawl}'],
     ['get', '/metrics'],
     ['get', '/healthz'],
     ['get', '/readyz'],

@@ -3,9 +3,12 @@
  * frontier with their counters, and deleting one crawl's keys in batches of domains (no
  * KEYS, no SCAN), resumable after a crash. Subcommands of `crawl`, whose own action runs a pod.
  */
-import { listCrawls } from '@shardline/api/reader';
-import { CrawlRegistry, crawlKeyPrefix, DEFAULT_CRAWL } from '@shardline/frontier';
-import { MembershipKeys, MembershipReader } from '@shardline/membership';
+import {
+  CrawlDeleteRefusedError,
+  deleteCrawlKeys,
+  listCrawls,
+  startCrawlDelete,
+} from '@shardline/api/reader';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
@@ -80,40 +83,17 @@ export function registerCrawlAdminCommands(crawl: Command, ctx: CliContext): voi
       .option('--json', 'print the totals as JSON'),
   ).action(async (id: string, _: DeleteFlags, command: Command) => {
     const flags = command.optsWithGlobals<DeleteFlags>();
-    if (id === DEFAULT_CRAWL) {
-      throw new CliError(
-        CliErrorCode.CRAWL,
-        'the default crawl cannot be deleted: its keys hold the politeness state every crawl shares; start a fresh crawl with --crawl-id, or give the frontier a new --prefix',
-      );
-    }
     await withSession(flags, async ({ redis, prefix }) => {
-      const registry = new CrawlRegistry({ redis, prefix });
-      if ((await registry.get(id)) === null) {
-        throw new CliError(
-          CliErrorCode.CRAWL,
-          `crawl ${JSON.stringify(id)} does not exist in prefix ${prefix} (see shardline crawl list)`,
-        );
+      try {
+        await startCrawlDelete(redis, prefix, id, flags.force === true);
+      } catch (error) {
+        if (error instanceof CrawlDeleteRefusedError) {
+          throw new CliError(CliErrorCode.CRAWL, error.message);
+        }
+        throw error;
       }
-      const crawlPrefix = crawlKeyPrefix(prefix, id);
-      const live = (await new MembershipReader(redis, crawlPrefix).members()).filter(
-        (m) => m.alive,
-      );
-      if (live.length > 0 && !flags.force) {
-        throw new CliError(
-          CliErrorCode.CRAWL,
-          `crawl ${JSON.stringify(id)} has ${live.length} live pod(s) (${live
-            .map((m) => m.id)
-            .join(', ')}): stop them first, or pass --force`,
-        );
-      }
-      const totals = await registry.delete(id, {
+      const totals = await deleteCrawlKeys(redis, prefix, id, {
         batchDomains: flags.batch,
-        // The crawler's default stream names and the crawl's ring (crawl settings docs).
-        extraKeys: [
-          `${crawlPrefix}:results`,
-          `${crawlPrefix}:items`,
-          ...new MembershipKeys(crawlPrefix).storedKeys(),
-        ],
         onBatch: (p) => {
           if (!flags.json) ctx.stderr.write(`deleted ${p.domains} domains (${p.keys} keys)\n`);
         },
