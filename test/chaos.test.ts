@@ -52,9 +52,10 @@ const WATCH_INTERVAL_MS = 100;
  * Server-side jitter allowed by the politeness check. Gaps count start to start (a pod's next
  * request to a host leaves exactly the delay after the previous one's send), and the test web
  * runs in this process, whose event loop (watchers, Redis reads) can stamp an arrival late:
- * up to 63 ms seen with the machine at load 15. 100 ms is 7 % of the 1.5 s delay.
+ * in CI three hosts' gaps came out at exactly 1,386.9 ms, one stall of this process stamping
+ * three arrivals at once, 113 ms late. 150 ms is 10 % of the 1.5 s delay.
  */
-const POLITENESS_SLACK_MS = 100;
+const POLITENESS_SLACK_MS = 150;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
