@@ -22,7 +22,9 @@ function sources(dir: string): string[] {
 
 /** Static value imports (not `import type`) of the heavy package roots in `text`. */
 function heavyStatements(text: string): string[] {
-  const found = text.match(/^import\s+(?!type\b)[^;]*?from\s+'@shardline\/(crawler|api|urlfrontier)';/gms);
+  const found = text.match(
+    /^import\s+(?!type\b)[^;]*?from\s+'@shardline\/(crawler|api|urlfrontier)';/gms,
+  );
   return (found ?? []).map((statement) => statement.split('\n')[0] ?? statement);
 }
 
