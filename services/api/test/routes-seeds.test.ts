@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedsResponse } from '../src/schemas.js';
+import { seedsResponse } from '../src/schemas-seeds.js';
 import { call, type Fixture, startFixture, TOKEN } from './fixture.js';
 import { expectSchema } from './schemas.js';
 

@@ -1,28 +1,6 @@
 export type { ArchiveStats } from './archive/pod-archive.js';
-export {
-  type ClusterNode,
-  type CrawlerConfig,
-  type EnvPodOptions,
-  loadConfig,
-  parseClusterNodes,
-} from './config.js';
-export {
-  CONFIG_FILE_ENV,
-  CONFIG_FILE_NAMES,
-  type ConfigFile,
-  configFileKeys,
-  findConfigFile,
-  readConfigFile,
-} from './config-file.js';
 export { decodeBody } from './content.js';
 export { CrawlerPod } from './crawler-pod.js';
-export { DURATION_FORMS, parseBudget, parseDuration } from './duration.js';
-export {
-  CrawlerError,
-  CrawlerErrorCode,
-  CrawlOutcomeCode,
-  FetchErrorCode,
-} from './errors.js';
 export type {
   FetchOptions,
   FetchOutcome,
@@ -45,7 +23,6 @@ export {
 } from './health-server.js';
 export { extractLinks, LinkExtractor, LinkScope, type ScopeDecision } from './links.js';
 export type { CrawlerPodOptions, PodLiveOptions, PodStats } from './pod-options.js';
-export { PROCESS_SETTINGS, type ProcessSetting } from './process-settings.js';
 export { createRedisClient, type RedisTarget } from './redis-client.js';
 export {
   type CrawlOutcome,
@@ -55,7 +32,6 @@ export {
   ResultSink,
   type ResultSinkOptions,
 } from './results.js';
-export { RedisRobotsCache, type RedisRobotsCacheOptions } from './robots-cache.js';
 export {
   type RobotsCacheRecord,
   RobotsLoader,
@@ -64,26 +40,8 @@ export {
 } from './robots-loader.js';
 export { type RunPodOptions, runPod } from './run-pod.js';
 export { type GatePass, SendGate, type SendGateOptions } from './send-gate.js';
-export {
-  defaultText,
-  type Setting,
-  type SettingKind,
-  type SettingValue,
-} from './setting-kinds.js';
-export {
-  parseIntText,
-  parseSettingText,
-  type SettingTextError,
-  splitList,
-} from './setting-text.js';
-export {
-  POD_SETTINGS,
-  type PodSettingName,
-  type PodSettingOptions,
-  type PodSettings,
-  podSettingRows,
-} from './settings.js';
-export { resolvePodSettings } from './settings-resolve.js';
+// Also `@shardline/crawler/settings`, the CLI's light entry: one list of these exports.
+export * from './settings-entry.js';
 export {
   isGzip,
   parseSitemap,

@@ -3,7 +3,8 @@ import type { EnqueueItem } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
 import { ApiErrorCode } from '../errors.js';
-import { errors, seedsBody, seedsResponse } from '../schemas.js';
+import { errors } from '../schemas.js';
+import { seedsBody, seedsResponse } from '../schemas-seeds.js';
 import { isWellFormed } from '../validation.js';
 
 export function registerSeedRoutes(app: FastifyInstance, ctx: RouteContext): void {
