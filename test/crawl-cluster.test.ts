@@ -11,7 +11,7 @@
  * that timed out (1 s headers timeout on a busy machine) or was abandoned by the leaving pod
  * became an "unreachable" answer cached in Redis, and every URL of the host was dead-lettered.
  * Since then an unreachable robots.txt holds its host until a retry (RFC 9309), an abandoned
- * request is never cached, the headers timeout is 3 s, and `robotsRetryProblems` checks the
+ * request is never cached, the headers timeout is 15 s (3 s still fired under CPU hogs), and `robotsRetryProblems` checks the
  * robots.txt requests at the server; green in 8 of 8 runs after the change.
  */
 import type { CrawlerPod, CrawlResult } from '@shardline/crawler';
@@ -127,7 +127,7 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
 
     // Scale up: a third pod joins after a quarter of the pages.
     await vi.waitFor(() => expect(fetched() >= truthSize / 4, 'a quarter fetched').toBe(true), {
-      timeout: 30_000,
+      timeout: 90_000,
       interval: 20,
     });
     const joinAt = now();
@@ -140,7 +140,7 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
 
     // Scale down: kb leaves gracefully at about half.
     await vi.waitFor(() => expect(fetched() >= truthSize / 2, 'half fetched').toBe(true), {
-      timeout: 30_000,
+      timeout: 90_000,
       interval: 20,
     });
     const stopAt = now();
@@ -154,7 +154,7 @@ describe('three pods on a three-master Redis Cluster crawling 200 hosts, scaling
 
     await Promise.all([ka.done, kc.done]);
     results = await readResults(newClusterClient(setup()), ka.resultsStreamKey);
-  }, 90_000);
+  }, 300_000);
 
   it('moved domains at each step, to the joiner and away from the leaver', () => {
     const [before, joined, left] = phases.map((p) => p.owner) as [
