@@ -400,7 +400,7 @@ export class StatsReader {
 }
 
 /**
- * What a domain is doing (see `domainStatus` in schemas-inspect.ts). `backingOff`: one of its
+ * What a domain is doing (see `domainStatus` in schemas-common.ts). `backingOff`: one of its
  * hosts waits out a failure backoff (the domain page reads host states; the list does not).
  */
 export function domainStatusOf(
