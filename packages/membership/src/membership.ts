@@ -11,15 +11,14 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { diffRings, HashRing, loadHasher } from '@shardline/ring';
+import { type HashRing, loadHasher } from '@shardline/ring';
 import type { Cluster, Redis } from 'ioredis';
 import type { Assignment } from './assignment.js';
-import { tidyDeparted } from './departed.js';
-import { MembershipNotReadyError, MembershipStateError } from './errors.js';
+import { MembershipStateError } from './errors.js';
 import type { MembershipEvents, StopOptions, SweepReport } from './events.js';
+import { handOffOwnIndex } from './handoff.js';
 import { recordRingView } from './history.js';
 import { MembershipKeys } from './keys.js';
-import { forEachLimited } from './limit.js';
 import { encodeMemberInfo } from './member-info.js';
 import {
   type MembershipFrontier,
@@ -27,14 +26,9 @@ import {
   type ResolvedMembershipOptions,
   resolveMembershipOptions,
 } from './options.js';
-import { reclaimRemovedPod } from './reclaim.js';
-import {
-  type HeartbeatReply,
-  HeartbeatStatus,
-  type MembershipView,
-  type PendingReclaim,
-  Registry,
-} from './registry.js';
+import { type HeartbeatReply, HeartbeatStatus, type MembershipView, Registry } from './registry.js';
+import { RingTracker } from './ring-tracker.js';
+import { SurvivorDuties } from './survivor-duties.js';
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -54,23 +48,16 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   readonly #frontier: MembershipFrontier | undefined;
   // Random per process: tells a restart of this pod id from a renewed session.
   readonly #instance = randomUUID();
+  readonly #rings: RingTracker;
+  // Reclaims, departed-index tidy and stranded-domain sweep, started after each heartbeat.
+  readonly #duties: SurvivorDuties;
   #state: State = 'new';
-  #ring: HashRing | undefined;
-  // The ring without this pod, used by ownerOf while leaving (undefined when alone).
-  #leavingRing: HashRing | undefined;
-  #leaving = false;
-  #epoch = 0;
   #subscriber: Redis | Cluster | undefined;
   #timer: NodeJS.Timeout | undefined;
   // performance.now() of the last successful heartbeat: a relative local duration only.
   #lastBeatAt = Number.NEGATIVE_INFINITY;
   // Serialises handoffs (views apply at once; #apply ignores any older than the ring).
   #handoffs: Promise<void> = Promise.resolve();
-  // Removed pods this pod is reclaiming right now, and the work in flight.
-  readonly #reclaiming = new Map<string, Promise<void>>();
-  #sweeping: Promise<unknown> | undefined;
-  #tidying: Promise<unknown> | undefined;
-  #lastSweepAt = Number.NEGATIVE_INFINITY;
   #beating: Promise<unknown> | undefined;
   // Background failures (each emitted as 'error' when someone listens; counted either way).
   #errors = 0;
@@ -82,6 +69,18 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     this.#frontier = options.frontier;
     this.keys = new MembershipKeys(this.#o.prefix);
     this.#registry = new Registry(options.redis, this.keys);
+    this.#rings = new RingTracker(this.#o.podId, this.#o);
+    this.#duties = new SurvivorDuties({
+      redis: this.#redis,
+      keys: this.keys,
+      registry: this.#registry,
+      frontier: this.#frontier,
+      options: this.#o,
+      rings: this.#rings,
+      running: () => this.#state === 'running',
+      events: this,
+      onError: (error) => this.#fail(error),
+    });
   }
 
   /** This pod's id. */
@@ -99,12 +98,12 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
 
   /** Epoch of the ring in use (0 before start). */
   get epoch(): number {
-    return this.#epoch;
+    return this.#rings.epoch;
   }
 
   /** The ring in use, `undefined` before the first view. */
   get ring(): HashRing | undefined {
-    return this.#ring;
+    return this.#rings.ring;
   }
 
   /**
@@ -115,8 +114,8 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   get ready(): boolean {
     return (
       this.#state === 'running' &&
-      !this.#leaving &&
-      this.#ring?.has(this.#o.podId) === true &&
+      !this.#rings.leaving &&
+      this.#rings.ring?.has(this.#o.podId) === true &&
       performance.now() - this.#lastBeatAt < this.#o.sessionTimeoutMs
     );
   }
@@ -125,11 +124,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
    * Owner of a domain on the current ring; pass it as the frontier's `ownerOf`. While
    * leaving gracefully it answers from the ring without this pod.
    */
-  readonly ownerOf = (domain: string): string => {
-    const ring = this.#leaving && this.#leavingRing ? this.#leavingRing : this.#ring;
-    if (!ring || ring.size === 0) throw new MembershipNotReadyError(`ownerOf(${domain})`);
-    return ring.owner(domain);
-  };
+  readonly ownerOf = (domain: string): string => this.#rings.ownerOf(domain);
 
   /**
    * {@link Assignment.onChange}: `listener` runs after each `change` (new ring), `handoff`
@@ -164,7 +159,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       reply = await this.#beat('beat');
       mayHoldLeases ||= reply.cancelledReclaim;
     }
-    if (!this.#ring) this.#apply(await this.#registry.view());
+    if (!this.#rings.ring) this.#apply(await this.#registry.view());
     await this.#handoffs;
     if (restarted) this.emit('restarted');
     if (mayHoldLeases && this.#o.reclaimOwnLeasesOnStart && this.#frontier) {
@@ -200,17 +195,14 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       // From here ownerOf answers from the ring without this pod, and views that arrive
       // (our own leave's message among them) queue no handoff: this one moves everything.
       const self = this.#o.podId;
-      const ring = this.#ring;
-      this.#leavingRing = ring?.has(self) ? (ring.size > 1 ? ring.remove(self) : undefined) : ring;
-      this.#leaving = true;
+      this.#rings.startLeaving();
       await this.#registry.leave(self, released, this.#o.reclaimLockMs);
-      if (this.#leavingRing) await this.#handOffOwn(undefined, this.#leavingRing);
+      // Read after the leave: a view that arrived meanwhile may have replaced that ring.
+      const leavingRing = this.#rings.leavingRing;
+      if (leavingRing) await this.#handOffOwn(undefined, leavingRing);
       // Done with our own index: one survivor now checks it once more (late entries).
       await this.#registry.reclaimUnlock(self, self);
-      await Promise.allSettled([...this.#reclaiming.values()]);
-      // The sweep and the tidy report their own failures through 'error'.
-      await this.#sweeping;
-      await this.#tidying;
+      await this.#duties.settle();
     }
     if (this.#subscriber) {
       this.#subscriber.disconnect();
@@ -225,31 +217,13 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
    * domains index, continuing where the last sweep stopped, and reindexes any domain with
    * work outside its owner's due index. Returns `null` when another pod had the interval.
    */
-  async sweep(): Promise<SweepReport | null> {
-    const frontier = this.#frontier;
-    if (!frontier) throw new MembershipStateError('sweep() needs the frontier option');
-    if (!this.#ring) throw new MembershipNotReadyError('sweep()');
-    const interval = this.#o.sweepIntervalMs > 0 ? this.#o.sweepIntervalMs : 1000;
-    const cursor = await this.#registry.sweepClaim(this.#o.podId, interval);
-    if (cursor === null) return null;
-    const page = await frontier.inspector.domains({ offset: cursor, limit: this.#o.sweepBatch });
-    const stranded: string[] = [];
-    await forEachLimited(page, this.#o.handoffConcurrency, async ({ domain }) => {
-      if (await frontier.inspector.isStranded(domain, this.ownerOf(domain))) {
-        stranded.push(domain);
-        await frontier.reindex(domain);
-      }
-    });
-    const next = page.length < this.#o.sweepBatch ? 0 : cursor + page.length;
-    await this.#registry.setSweepCursor(next);
-    const report = { checked: page.length, stranded: stranded.sort(), cursor: next };
-    this.emit('swept', report);
-    return report;
+  sweep(): Promise<SweepReport | null> {
+    return this.#duties.sweep();
   }
 
   /** The member list of the current ring (ids and weights). */
   members(): { id: string; weight: number }[] {
-    return (this.#ring?.members() ?? []).map((m) => ({ id: m.id, weight: m.weight ?? 1 }));
+    return (this.#rings.ring?.members() ?? []).map((m) => ({ id: m.id, weight: m.weight ?? 1 }));
   }
 
   // ───────────────────────────── internals ─────────────────────────────
@@ -259,7 +233,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     this.#subscriber = sub;
     sub.on('message', (_channel: string, message: string) => {
       // "<epoch>" after a change; "reclaim:<pod>" when a leaver finished its own handoff.
-      if (message.startsWith('reclaim:') || Number(message) > this.#epoch) this.#refresh();
+      if (message.startsWith('reclaim:') || Number(message) > this.#rings.epoch) this.#refresh();
     });
     // A reconnected subscriber may have missed messages: catch up from the stored epoch.
     sub.on('ready', () => {
@@ -310,7 +284,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       instance: this.#instance,
       info: encodeMemberInfo(o.info, o.settings),
       mode,
-      knownEpoch: this.#epoch,
+      knownEpoch: this.#rings.epoch,
       vnodes: o.vnodes,
       seed: o.seed,
     });
@@ -333,9 +307,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   async #tick(): Promise<void> {
     try {
       const reply = await this.#beat('beat');
-      this.#takeReclaims(reply.pending);
-      this.#maybeTidyDeparted(reply.pending);
-      this.#maybeSweep();
+      this.#duties.afterHeartbeat(reply.pending);
     } catch (error) {
       this.#fail(error);
     }
@@ -343,145 +315,33 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
 
   /** Applies a view if it is newer than the ring in use; queues the handoff it implies. */
   #apply(view: MembershipView): void {
-    if (this.#ring && view.epoch <= this.#epoch) return;
-    if (view.members.length === 0) {
-      // Nobody left (this pod just left, or the store was wiped): keep the last ring.
-      this.#epoch = Math.max(this.#epoch, view.epoch);
-      return;
-    }
-    const before = this.#ring;
+    const update = this.#rings.apply(view);
+    if (!update) return;
     recordRingView(this.#redis, this.keys, view, this.#o).catch((error: unknown) =>
       this.#fail(error),
     );
-    const after = new HashRing(view.members, {
-      vnodes: view.vnodes ?? this.#o.vnodes,
-      seed: view.seed ?? this.#o.seed,
-      epoch: view.epoch,
-    });
-    this.#ring = after;
-    this.#epoch = view.epoch;
-    if (this.#leaving) {
-      const self = this.#o.podId;
-      this.#leavingRing = !after.has(self)
-        ? after
-        : after.size > 1
-          ? after.remove(self)
-          : undefined;
+    const { before, after } = update.change;
+    this.emit('change', update.change);
+    if (update.ownersChanged && !this.#rings.leaving) {
+      this.#queueHandoff(() => this.#handOffOwn(before, after));
     }
-    const beforeIds = new Set(before?.ids() ?? []);
-    const afterIds = new Set(after.ids());
-    const sameOwners = before !== undefined && before.fingerprint === after.fingerprint;
-    this.emit('change', {
-      epoch: view.epoch,
-      before,
-      after,
-      joined: [...afterIds].filter((id) => !beforeIds.has(id)),
-      left: [...beforeIds].filter((id) => !afterIds.has(id)),
-      movedFraction:
-        before === undefined ? 1 : sameOwners ? 0 : diffRings(before, after).movedFraction,
-    });
-    if (!sameOwners && !this.#leaving) this.#queueHandoff(() => this.#handOffOwn(before, after));
   }
 
-  /**
-   * Moves the entries of this pod's due index whose owner is no longer this pod. Skipped
-   * when the diff shows no keyspace leaving this pod; entries that stay are not touched.
-   * A live pod on the stored epoch evicts its own copies even when recently pinned (they
-   * would stay to the pin's end, be reindexed again by its next handoff and forwarded by
-   * its claims, work that competes with the hosts it keeps). A leaver, or a pod whose
-   * ring is already behind the registry, only parks them: a newer ring may give a host
-   * back to it, and the pinned copy is then what finds it again.
-   */
+  /** Moves the entries of this pod's due index whose owner is no longer this pod (handoff.ts). */
   async #handOffOwn(before: HashRing | undefined, after: HashRing): Promise<void> {
     const frontier = this.#frontier;
     if (!frontier) return;
-    const self = this.#o.podId;
-    if (before?.has(self) && after.has(self)) {
-      const diff = diffRings(before, after);
-      if (!diff.ranges.some((r) => r.from === self)) return;
-    }
-    const t0 = performance.now();
-    const [domains, stored] = await Promise.all([
-      frontier.inspector.queuedDomainsOf(self),
-      this.#redis.get(this.keys.epoch()),
-    ]);
-    const moving = domains.filter((d) => this.ownerOf(d) !== self);
-    const evict =
-      !this.#leaving && after.has(self) && this.#ring === after && Number(stored) === after.epoch;
-    const options = evict ? { evictFrom: self } : {};
-    await forEachLimited(moving, this.#o.handoffConcurrency, (d) => frontier.reindex(d, options));
-    this.emit('handoff', {
-      epoch: after.epoch,
-      pod: self,
-      scanned: domains.length,
-      moved: moving.length,
-      durationMs: performance.now() - t0,
-    });
-  }
-
-  /** Starts the reclaim of each removed pod this pod's ring is new enough for. */
-  #takeReclaims(pending: PendingReclaim[]): void {
-    if (!this.#frontier || this.#state !== 'running') return;
-    for (const p of pending) {
-      if (p.pod === this.#o.podId || this.#reclaiming.has(p.pod)) continue;
-      if (p.removedAtEpoch > this.#epoch) continue;
-      const work = this.#reclaim(p)
-        .catch((error: unknown) => this.#fail(error))
-        .finally(() => this.#reclaiming.delete(p.pod));
-      this.#reclaiming.set(p.pod, work);
-    }
-  }
-
-  async #reclaim(p: PendingReclaim): Promise<void> {
-    const report = await reclaimRemovedPod(
-      {
-        registry: this.#registry,
-        frontier: this.#frontier!,
-        self: this.#o.podId,
-        epoch: () => this.#epoch,
-        lockMs: this.#o.reclaimLockMs,
-        concurrency: this.#o.handoffConcurrency,
-        onError: (error) => this.#fail(error),
-      },
-      p.pod,
-    );
-    if (report) this.emit('reclaimed', report);
-  }
-
-  /** Moves what departed pods' indexes hold and forgets those empty long enough (departed.ts). */
-  #maybeTidyDeparted(pending: PendingReclaim[]): void {
-    const frontier = this.#frontier;
-    const ring = this.#ring;
-    if (!frontier || !ring || this.#tidying || this.#state !== 'running') return;
-    const skip = new Set([...pending.map((p) => p.pod), ...this.#reclaiming.keys()]);
     const deps = {
       redis: this.#redis,
       keys: this.keys,
       frontier,
+      self: this.#o.podId,
       concurrency: this.#o.handoffConcurrency,
-      retentionMs: this.#o.departedRetentionMs,
+      ownerOf: this.ownerOf,
+      staysOn: (ring: HashRing) => !this.#rings.leaving && this.#rings.ring === ring,
     };
-    this.#tidying = tidyDeparted(deps, new Set(ring.ids()), skip)
-      .then((report) => {
-        if (report.moved.length > 0 || report.forgotten.length > 0) this.emit('departed', report);
-      })
-      .catch((error: unknown) => this.#fail(error))
-      .finally(() => {
-        this.#tidying = undefined;
-      });
-  }
-
-  #maybeSweep(): void {
-    const interval = this.#o.sweepIntervalMs;
-    if (!this.#frontier || interval === 0 || this.#sweeping) return;
-    // Local pacing of attempts only; the Redis lock decides who sweeps each interval.
-    if (performance.now() - this.#lastSweepAt < interval) return;
-    this.#lastSweepAt = performance.now();
-    this.#sweeping = this.sweep()
-      .catch((error: unknown) => this.#fail(error))
-      .finally(() => {
-        this.#sweeping = undefined;
-      });
+    const report = await handOffOwnIndex(deps, before, after);
+    if (report) this.emit('handoff', report);
   }
 }
 

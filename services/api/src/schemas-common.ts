@@ -1,4 +1,4 @@
-/** Schema pieces shared by `schemas.ts` and `schemas-inspect.ts`. */
+/** Schema pieces shared by the route families' schema files (`schemas-*.ts`). */
 import { CRAWL_ID } from '@shardline/frontier';
 
 export const domainParam = {

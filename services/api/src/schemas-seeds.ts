@@ -1,6 +1,7 @@
 /**
  * JSON Schemas of `POST /v1/seeds`, the one route that writes URLs: its body (capped by the
- * server options) and its per-item report. The read routes' schemas are in schemas.ts.
+ * server options) and its per-item report. The read routes' schemas are in the other
+ * `schemas-*.ts` files, one per route family.
  */
 
 const integer = { type: 'integer', minimum: 0 } as const;

@@ -10,7 +10,7 @@ import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { RegistryClusterView } from '../src/cluster-view.js';
 import { loadApiConfig } from '../src/config.js';
 import { type RunningApi, startApi } from '../src/main.js';
-import { podsResponse, ringResponse, statsResponse } from '../src/schemas.js';
+import { podsResponse, ringResponse, statsResponse } from '../src/schemas-cluster.js';
 import { call, TOKEN } from './fixture.js';
 import { expectSchema } from './schemas.js';
 

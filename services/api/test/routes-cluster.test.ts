@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { podsResponse, ringResponse, statsResponse } from '../src/schemas.js';
+import { podsResponse, ringResponse, statsResponse } from '../src/schemas-cluster.js';
 import { call, type Fixture, PODS, startFixture } from './fixture.js';
 import { expectSchema } from './schemas.js';
 

@@ -6,13 +6,8 @@
  */
 import { RedisFrontier } from '@shardline/frontier';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  crawlsResponse,
-  deadLettersResponse,
-  domainResponse,
-  domainsResponse,
-  statsResponse,
-} from '../src/schemas.js';
+import { crawlsResponse, statsResponse } from '../src/schemas-cluster.js';
+import { deadLettersResponse, domainResponse, domainsResponse } from '../src/schemas-domains.js';
 import { inspectResponse } from '../src/schemas-inspect.js';
 import { call, type Fixture, startFixture, TOKEN } from './fixture.js';
 import { expectSchema } from './schemas.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deadLettersResponse, domainResponse, domainsResponse } from '../src/schemas.js';
+import { deadLettersResponse, domainResponse, domainsResponse } from '../src/schemas-domains.js';
 import { call, type Fixture, startFixture, TOKEN } from './fixture.js';
 import { expectSchema } from './schemas.js';
 

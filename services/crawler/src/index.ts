@@ -32,12 +32,9 @@ export {
   ResultSink,
   type ResultSinkOptions,
 } from './results.js';
-export {
-  type RobotsCacheRecord,
-  RobotsLoader,
-  type RobotsLoaderOptions,
-  type RobotsSharedCache,
-} from './robots-loader.js';
+export type { RobotsCacheRecord, RobotsSharedCache } from './robots-cache-record.js';
+export { RobotsLoader } from './robots-loader.js';
+export type { RobotsLoaderOptions } from './robots-loader-options.js';
 export { type RunPodOptions, runPod } from './run-pod.js';
 export { type GatePass, SendGate, type SendGateOptions } from './send-gate.js';
 // Also `@shardline/crawler/settings`, the CLI's light entry: one list of these exports.

@@ -5,7 +5,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { check, invalidOption } from './errors.js';
-import type { RobotsCacheRecord, RobotsSharedCache } from './robots-loader.js';
+import type { RobotsCacheRecord, RobotsSharedCache } from './robots-cache-record.js';
 
 /** Options of {@link RedisRobotsCache}. */
 export interface RedisRobotsCacheOptions {

@@ -4,7 +4,7 @@
  * before a request is kept (per host, in order) until the loader reports that request.
  */
 import type { FetchTimings } from './fetcher.js';
-import type { RobotsFetchHop } from './robots-loader.js';
+import type { RobotsFetchHop } from './robots-fetch.js';
 import type { GatePass, SendGate } from './send-gate.js';
 
 /** The loader hooks that put robots.txt requests through a {@link SendGate}. */

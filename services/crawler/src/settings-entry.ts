@@ -28,7 +28,7 @@ export {
 } from './errors.js';
 export { PROCESS_SETTINGS, type ProcessSetting } from './process-settings.js';
 export { RedisRobotsCache, type RedisRobotsCacheOptions } from './robots-cache.js';
-export type { RobotsCacheRecord } from './robots-loader.js';
+export type { RobotsCacheRecord } from './robots-cache-record.js';
 export {
   defaultText,
   type Setting,

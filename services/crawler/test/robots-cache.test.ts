@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { RedisRobotsCache } from '../src/robots-cache.js';
-import type { RobotsCacheRecord } from '../src/robots-loader.js';
+import type { RobotsCacheRecord } from '../src/robots-cache-record.js';
 
 let server: RedisServer;
 let redis: Redis;

@@ -2,12 +2,9 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrawlerErrorCode } from '../src/errors.js';
 import { Fetcher } from '../src/fetcher.js';
-import {
-  type RobotsCacheRecord,
-  RobotsLoader,
-  type RobotsLoaderOptions,
-  type RobotsSharedCache,
-} from '../src/robots-loader.js';
+import type { RobotsCacheRecord, RobotsSharedCache } from '../src/robots-cache-record.js';
+import { RobotsLoader } from '../src/robots-loader.js';
+import type { RobotsLoaderOptions } from '../src/robots-loader-options.js';
 import { startTestServer, type TestServer, testDns } from './fixtures/test-server.js';
 
 const UA = 'shardline/0.1 (+https://example.com/bot)';

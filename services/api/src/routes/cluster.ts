@@ -3,14 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../context.js';
 import { listCrawls } from '../crawls.js';
 import {
-  crawlQuery,
   crawlsResponse,
-  errors,
   podsResponse,
   ringQuery,
   ringResponse,
   statsResponse,
-} from '../schemas.js';
+} from '../schemas-cluster.js';
+import { crawlQuery } from '../schemas-common.js';
+import { errors } from '../schemas-errors.js';
 
 type CrawlQuery = { Querystring: { crawl?: string } };
 

@@ -10,8 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
 import { CrawlDeleteRefusedError, deleteCrawlKeys, startCrawlDelete } from '../crawl-delete.js';
 import { ApiErrorCode, HttpError } from '../errors.js';
-import { errors } from '../schemas.js';
 import { crawlParam } from '../schemas-common.js';
+import { errors } from '../schemas-errors.js';
 
 const params = {
   type: 'object',

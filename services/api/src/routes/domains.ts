@@ -1,17 +1,17 @@
 /** Domains: paged list, one domain, its dead letters, pause/resume. */
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
+import { crawlQuery } from '../schemas-common.js';
 import {
-  crawlQuery,
   deadLettersQuery,
   deadLettersResponse,
   domainParams,
   domainResponse,
   domainsQuery,
   domainsResponse,
-  errors,
   pauseResponse,
-} from '../schemas.js';
+} from '../schemas-domains.js';
+import { errors } from '../schemas-errors.js';
 import type { DomainSort } from '../stats-reader.js';
 
 export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): void {

@@ -6,7 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
 import { ApiErrorCode, HttpError } from '../errors.js';
-import { domainParam, errors } from '../schemas.js';
+import { domainParam } from '../schemas-common.js';
+import { errors } from '../schemas-errors.js';
 
 const hostParams = {
   type: 'object',

@@ -6,7 +6,9 @@
 import type { HostState } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
-import { crawlQuery, domainParams, errors } from '../schemas.js';
+import { crawlQuery } from '../schemas-common.js';
+import { domainParams } from '../schemas-domains.js';
+import { errors } from '../schemas-errors.js';
 import {
   inspectResponse,
   locateQuery,

@@ -1,7 +1,8 @@
 /** Liveness, readiness, Prometheus metrics, the OpenAPI document and the dashboard page. */
 import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../context.js';
-import { errors, healthResponse } from '../schemas.js';
+import { errors } from '../schemas-errors.js';
+import { healthResponse } from '../schemas-ops.js';
 
 async function pingWithin(ctx: RouteContext): Promise<string> {
   let timer: NodeJS.Timeout | undefined;

@@ -3,7 +3,7 @@ import type { EnqueueItem } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
 import { ApiErrorCode } from '../errors.js';
-import { errors } from '../schemas.js';
+import { errors } from '../schemas-errors.js';
 import { seedsBody, seedsResponse } from '../schemas-seeds.js';
 import { isWellFormed } from '../validation.js';
 
