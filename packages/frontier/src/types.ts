@@ -229,6 +229,13 @@ export interface HostPolicy {
   delayMs?: number | null;
   /** Robots.txt crawl-delay. */
   crawlDelayMs?: number | null;
+  /**
+   * The crawl's limit on the host (URLFrontier's SetCrawlLimit): no URL of the host is
+   * claimed while the URLs it completed in this crawl plus its leases out reach it. A URL
+   * claimed again after its lease lapsed or failed takes the place it held. Kept in the
+   * host's state in this crawl (survives restarts, follows the domain); `null` = none.
+   */
+  crawlLimit?: number | null;
 }
 
 export interface DeadLetter {
@@ -349,6 +356,13 @@ export interface HostState {
   blockedUntilMs: number;
   /** Failures in a row since the last success. */
   consecutiveFailures: number;
+  /**
+   * The crawl's limit on the host: URLs it hands out until `fetched` + leases out reach it
+   * (`setHostPolicy`'s `crawlLimit`); `null` = none.
+   */
+  crawlLimit: number | null;
+  /** URLs of the host completed (fetched) in this crawl. */
+  fetched: number;
 }
 
 /** A lease out on a host, as `FrontierInspector.hostLeases` reads it. */
