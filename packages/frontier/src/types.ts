@@ -365,6 +365,30 @@ export interface HostState {
   fetched: number;
 }
 
+/**
+ * Where a URL is in a crawl (`FrontierInspector.urlStatus`): `unseen` never accepted;
+ * `queued` waiting in its host's queue; `leased` handed out; `scheduled` fetched, due again
+ * at `atMs`; `dead` dead-lettered; `done` seen and in none of these (fetched for good, or
+ * deleted with its queue); `seen` accepted but not met within the entries read (most likely
+ * queued further back).
+ */
+export type UrlState = 'unseen' | 'queued' | 'leased' | 'scheduled' | 'dead' | 'done' | 'seen';
+
+export interface UrlStatus {
+  url: string;
+  host: string;
+  domain: string;
+  state: UrlState;
+  /** `leased`: when the lease lapses (0 = never); `scheduled`: when the refetch is due; `dead`: when it was dead-lettered (Redis time, ms). */
+  atMs?: number;
+  /** Priority level (`queued`, `leased`, `scheduled`, `dead`). */
+  priority?: number;
+  /** The URL's metadata as enqueued (`queued`, `scheduled`, `dead`). */
+  meta?: string;
+  /** `dead`: why. */
+  reason?: string;
+}
+
 /** A lease out on a host, as `FrontierInspector.hostLeases` reads it. */
 export interface HeldLease {
   /** The lease id, to pass with `pod` to complete/fail/release. */
