@@ -231,8 +231,6 @@ describe('URLFrontier methods on three nodes', () => {
     for (const [method, request] of [
       ['DeleteCrawl', { value: 'DEFAULT' }],
       ['DeleteCrawl', { value: '' }],
-      ['SetCrawlLimit', { key: 'keyed.test', limit: 5 }],
-      ['GetURLStatus', { url: 'http://keyed.test/a' }],
       ['PurgeURLs', { days: 1 }],
     ] as const) {
       await expect(c.call(method, request)).rejects.toMatchObject({
