@@ -55,7 +55,7 @@ describe('crawl limit per host', () => {
   });
 
   it('a lapsed lease takes back its place: the same URL again, no other', async () => {
-    const { frontier } = make();
+    const { frontier } = make({ defaultConcurrency: 10 });
     await frontier.enqueue(urls('lapse.lim-test.com', 3));
     await frontier.setHostPolicy('lapse.lim-test.com', { crawlLimit: 1 });
     const [lease] = (await frontier.claim({ pod: 'pod-a', max: 10, leaseTimeoutMs: 100 })).leases;
