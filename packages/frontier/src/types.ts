@@ -119,6 +119,12 @@ export interface ClaimRequest {
   /** Most leases taken from one host in this claim. @default no bound but `max` */
   maxPerHost?: number;
   /**
+   * Claim from these hosts only, those of them whose domain `pod` owns, whether due or not
+   * (the claim script's gate still decides; URLFrontier's GetURLs with a `key`), instead of
+   * from the pod's due index. At most 100. @default the due index
+   */
+  hosts?: readonly string[];
+  /**
    * Called with the leases as soon as they are written, one round trip before the claim
    * resolves (the due index is re-scored meanwhile), so their fetches can start at once;
    * the result lists the same leases. Must not throw.
