@@ -47,6 +47,17 @@ describe('urlStatus', () => {
     expect(await inspector.urlStatus(at(urls[5]!), 1)).toMatchObject({ state: 'seen' });
   });
 
+  it('answers per crawl: a URL of one crawl is unseen in another', async () => {
+    const { frontier, prefix } = make();
+    const other = make({ crawlId: 'other' }, prefix).frontier;
+    await frontier.enqueue(['https://crawls-test.com/a']);
+    const url = at('https://crawls-test.com/a');
+    expect((await frontier.inspector.urlStatus(url)).state).toBe('queued');
+    expect((await other.inspector.urlStatus(url)).state).toBe('unseen');
+    await other.enqueue(['https://crawls-test.com/a']);
+    expect((await other.inspector.urlStatus(url)).state).toBe('queued');
+  });
+
   it('finds every accepted URL in a seen-set split over many buckets', async () => {
     const { frontier, keys } = make();
     const urls = Array.from({ length: 1500 }, (_, i) => `https://split-test.com/p/${i}`);
