@@ -20,7 +20,8 @@
 
   Gate (all must hold for each URL): domain not paused, now >= next_allowed_at and past
   any operator block of the host or domain, in flight (in every crawl) < concurrency, queue not empty,
-  and the domain's refilling budget not spent. Each claim sets next_allowed_at =
+  the domain's refilling budget not spent, and the host's crawl limit not reached (host.lua
+  limit_room: fetched + leases out of the host in this crawl < lim). Each claim sets next_allowed_at =
   now + effective delay, reserving the start-to-start gap.
 
   Returns { seq, score, nowMs, reapedCount, reapedHolders (comma list, one per reaped
@@ -70,7 +71,8 @@ local paused = is_paused(dkey)
 if not paused and max > 0 then recrawl_promote(root, dkey, host, now, max) end
 local leases = {}
 local got = 0
-while got < max and not paused do
+local room = limit_room(root, host)
+while got < max and got < room and not paused do
   local st = host_state(root, host)
   local conc = tonumber(st.c) or default_conc
   if st.q <= 0 or st.fa >= conc or now < not_before(root, st) then break end

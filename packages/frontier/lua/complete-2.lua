@@ -26,7 +26,7 @@
 
   Returns { status, seq, score, rescheduled (1 | 0) }: status 0 ok, 1 lease not found (counted as a late
   completion: the URL was already requeued), 2 held by another pod.
-  Side effects: lease removed; host f, fc=0, bo=0, ad/ar, n = max(n, sent + effective delay)
+  Side effects: lease removed; host f, dn +1 (host.lua), fc=0, bo=0, ad/ar, n = max(n, sent + effective delay)
   (see "start of the request" below) unless free-slot-2.lua already did that for the lease;
   domain counters
   f, ok, bytes, ms, links (or late); with a refetch interval the entry goes to the host's
@@ -57,6 +57,7 @@ local freed = lease_slot_freed(root, host, field)
 if not freed then flight_add(root, host, -1) end
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'ok', 1)
+redis.call('HINCRBY', hkey(root, host, 's'), 'dn', 1) -- the host's fetches, for its crawl limit
 redis.call('HINCRBY', dkey, 'bytes', tonumber(ARGV[4]))
 redis.call('HINCRBY', dkey, 'ms', tonumber(ARGV[5]))
 redis.call('HINCRBY', dkey, 'links', tonumber(ARGV[6]))

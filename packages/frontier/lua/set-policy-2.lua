@@ -9,9 +9,11 @@
   ARGV[3] delay between request starts (ms) ('' = unchanged, '-' = default)
   ARGV[4] robots crawl-delay (ms) ('' = unchanged, '-' = none)
   ARGV[5] default concurrency
+  ARGV[6] crawl limit: URLs of the host this crawl fetches or has out at most (host.lua
+          limit_room) ('' or absent = unchanged, '-' = none)
 
   Returns { seq, score }.
-  Side effects: host state c, seq; dl, cd in the politeness hash (shared by all crawls); the host joins the domain's hosts set.
+  Side effects: host state c, lim, seq; dl, cd in the politeness hash (shared by all crawls); the host joins the domain's hosts set.
   The shebang makes Redis refuse the whole script while it is out of memory (a script
   without one could stop halfway, at its first write that needs memory).
 ]]
@@ -20,10 +22,12 @@
 
 local root, host = KEYS[2], ARGV[1]
 -- Concurrency is the crawl's; the delays are the host's, shared by every crawl (host.lua).
-local targets = { hkey(root, host, 's'), pkey(root, host), pkey(root, host) }
-local fields = { 'c', 'dl', 'cd' }
+-- The crawl limit is the crawl's too.
+local targets = { hkey(root, host, 's'), pkey(root, host), pkey(root, host), hkey(root, host, 's') }
+local fields = { 'c', 'dl', 'cd', 'lim' }
+local values = { ARGV[2], ARGV[3], ARGV[4], ARGV[6] or '' }
 for i, f in ipairs(fields) do
-  local v = ARGV[i + 1]
+  local v = values[i]
   if v == '-' then
     redis.call('HDEL', targets[i], f)
   elseif v ~= '' then

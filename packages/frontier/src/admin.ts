@@ -132,6 +132,7 @@ export class Admin {
           field('delayMs', policy.delayMs, 0),
           field('crawlDelayMs', policy.crawlDelayMs, 0),
           options.defaultConcurrency,
+          field('crawlLimit', policy.crawlLimit, 1),
         ],
       }),
       'set-policy',

@@ -4,7 +4,8 @@
  * index-update-2.lua writes the new scores. Hosts the pod no longer owns are forwarded
  * to their owner in the background.
  */
-import { asArray, checkPod } from './checks.js';
+import { domainKey } from '@shardline/url';
+import { asArray, checkName, checkPod } from './checks.js';
 import { dueMember, leaseId, parseDueMember, parseScore, unpackEntry } from './codec.js';
 import type { FrontierContext } from './context.js';
 import { Counters } from './counters.js';
@@ -15,6 +16,8 @@ import { SCRIPT_COMMANDS as C } from './scripts.js';
 import type { ClaimRequest, ClaimResult, Lease } from './types.js';
 
 const MAX_CLAIM = 10_000;
+/** Hosts one claim may name (`ClaimRequest.hosts`). */
+const MAX_NAMED_HOSTS = 100;
 
 /** A host of a due index: `<domain>/<host>` decoded. */
 type DueRef = { domain: string; host: string };
@@ -47,7 +50,7 @@ export class Claims {
     if (!Number.isSafeInteger(maxPerHost) || maxPerHost < 1) {
       throw new FrontierArgumentError('maxPerHost', maxPerHost, 'a positive integer');
     }
-    const take = await this.#take(pod, max);
+    const take = request.hosts ? await this.#named(pod, request.hosts) : await this.#take(pod, max);
     if (take.hosts.length === 0) {
       return { leases: [], nextDueAtMs: take.earliestMs, nowMs: take.nowMs, reaped: 0 };
     }
@@ -106,6 +109,30 @@ export class Claims {
         .finally(() => this.#forwarding.delete(domain));
       this.#forwarding.set(domain, move);
     }
+  }
+
+  /**
+   * The named hosts whose domain `pod` owns, for a claim that visits them instead of its due
+   * index (the claim script re-scores each, as after any visit).
+   */
+  async #named(
+    pod: string,
+    hosts: readonly string[],
+  ): Promise<{ hosts: DueRef[]; nowMs: number; earliestMs: number | null }> {
+    if (!Array.isArray(hosts) || hosts.length > MAX_NAMED_HOSTS) {
+      throw new FrontierArgumentError(
+        'hosts',
+        hosts,
+        `an array of at most ${MAX_NAMED_HOSTS} hosts`,
+      );
+    }
+    const refs = hosts.map((host) => ({ domain: domainKey(checkName('host', host)), host }));
+    const [seconds, micros] = await this.#ctx.redis.time();
+    return {
+      hosts: refs.filter((r) => this.#ctx.ownerOf(r.domain) === pod),
+      nowMs: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
+      earliestMs: null,
+    };
   }
 
   /** Runs due-take-2.lua: takes up to `max` due hosts of `pod` and holds them. */

@@ -185,6 +185,8 @@ export const HOST_STATE_FIELD = {
   adaptiveDelayMs: 'ad',
   adaptiveReason: 'ar',
   blockedUntilMs: 'bu',
+  crawlLimit: 'lim',
+  fetched: 'dn',
 } as const;
 
 /** Host state fields shared by every crawl (host.lua: kept under the politeness root). */
@@ -242,6 +244,8 @@ export function decodeHostState(
     adaptiveReason: ADAPTIVE_REASON[hash[f.adaptiveReason] as keyof typeof ADAPTIVE_REASON] ?? null,
     blockedUntilMs: count(hash[f.blockedUntilMs]),
     consecutiveFailures: count(hash[f.consecutiveFailures]),
+    crawlLimit: optionalCount(hash[f.crawlLimit]),
+    fetched: count(hash[f.fetched]),
   };
 }
 

@@ -61,5 +61,7 @@ export type {
   LeaseRef,
   QueuedUrl,
   ReleaseOptions,
+  UrlState,
+  UrlStatus,
   Validators,
 } from './types.js';

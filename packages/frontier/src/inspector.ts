@@ -37,7 +37,9 @@ import type {
   HeldLease,
   HostState,
   QueuedUrl,
+  UrlStatus,
 } from './types.js';
+import { readUrlStatus } from './url-status.js';
 
 /** Reads frontier state; never writes. Needs no pod id and no ring (API, CLI, tools). */
 export class FrontierInspector {
@@ -405,6 +407,20 @@ export class FrontierInspector {
     checkName('domain', domain);
     checkName('host', host);
     return readHostQueue(this.#redis, this.#keys, domain, host, checkPage(page));
+  }
+
+  /**
+   * Where a URL is in the crawl (URLFrontier's GetURLStatus): the seen-set, then the host's
+   * leases, queue, refetch schedule and the domain's dead letters (url-status.ts). `url` is
+   * canonical, as the frontier stored it; at most `maxScan` list entries are read.
+   */
+  urlStatus(
+    url: { url: string; host: string; domain: string },
+    maxScan = 100_000,
+  ): Promise<UrlStatus> {
+    checkName('domain', url.domain);
+    checkName('host', url.host);
+    return readUrlStatus(this.#redis, this.#keys, url, maxScan);
   }
 }
 

@@ -322,8 +322,9 @@ export class RedisFrontier {
   }
 
   /**
-   * Per-host politeness overrides (robots crawl-delay, concurrency, delay); `null`
-   * restores the default, an absent field is left as it is.
+   * Per-host politeness overrides (robots crawl-delay, concurrency, delay) and the crawl's
+   * limit on the host; `null` restores the default (no limit), an absent field is left as
+   * it is.
    */
   setHostPolicy(host: string, policy: HostPolicy, domain?: string): Promise<void> {
     return this.#admin.setHostPolicy(host, policy, domain);

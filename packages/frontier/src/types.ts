@@ -119,6 +119,12 @@ export interface ClaimRequest {
   /** Most leases taken from one host in this claim. @default no bound but `max` */
   maxPerHost?: number;
   /**
+   * Claim from these hosts only, those of them whose domain `pod` owns, whether due or not
+   * (the claim script's gate still decides; URLFrontier's GetURLs with a `key`), instead of
+   * from the pod's due index. At most 100. @default the due index
+   */
+  hosts?: readonly string[];
+  /**
    * Called with the leases as soon as they are written, one round trip before the claim
    * resolves (the due index is re-scored meanwhile), so their fetches can start at once;
    * the result lists the same leases. Must not throw.
@@ -229,6 +235,13 @@ export interface HostPolicy {
   delayMs?: number | null;
   /** Robots.txt crawl-delay. */
   crawlDelayMs?: number | null;
+  /**
+   * The crawl's limit on the host (URLFrontier's SetCrawlLimit): no URL of the host is
+   * claimed while the URLs it completed in this crawl plus its leases out reach it. A URL
+   * claimed again after its lease lapsed or failed takes the place it held. Kept in the
+   * host's state in this crawl (survives restarts, follows the domain); `null` = none.
+   */
+  crawlLimit?: number | null;
 }
 
 export interface DeadLetter {
@@ -349,6 +362,37 @@ export interface HostState {
   blockedUntilMs: number;
   /** Failures in a row since the last success. */
   consecutiveFailures: number;
+  /**
+   * The crawl's limit on the host: URLs it hands out until `fetched` + leases out reach it
+   * (`setHostPolicy`'s `crawlLimit`); `null` = none.
+   */
+  crawlLimit: number | null;
+  /** URLs of the host completed (fetched) in this crawl. */
+  fetched: number;
+}
+
+/**
+ * Where a URL is in a crawl (`FrontierInspector.urlStatus`): `unseen` never accepted;
+ * `queued` waiting in its host's queue; `leased` handed out; `scheduled` fetched, due again
+ * at `atMs`; `dead` dead-lettered; `done` seen and in none of these (fetched for good, or
+ * deleted with its queue); `seen` accepted but not met within the entries read (most likely
+ * queued further back).
+ */
+export type UrlState = 'unseen' | 'queued' | 'leased' | 'scheduled' | 'dead' | 'done' | 'seen';
+
+export interface UrlStatus {
+  url: string;
+  host: string;
+  domain: string;
+  state: UrlState;
+  /** `leased`: when the lease lapses (0 = never); `scheduled`: when the refetch is due; `dead`: when it was dead-lettered (Redis time, ms). */
+  atMs?: number;
+  /** Priority level (`queued`, `leased`, `scheduled`, `dead`). */
+  priority?: number;
+  /** The URL's metadata as enqueued (`queued`, `scheduled`, `dead`). */
+  meta?: string;
+  /** `dead`: why. */
+  reason?: string;
 }
 
 /** A lease out on a host, as `FrontierInspector.hostLeases` reads it. */

@@ -117,6 +117,8 @@ export function describeInspector(name: string, start: () => Promise<SuiteBacken
         adaptiveReason: null,
         blockedUntilMs: 0,
         consecutiveFailures: 0,
+        crawlLimit: null,
+        fetched: 0,
       });
       await frontier.enqueue(['https://h.example/1', 'https://h.example/2']);
       await frontier.setHostPolicy('h.example', {

@@ -1,8 +1,7 @@
 /**
  * The crawl- and cluster-level methods: ListNodes (every live node's published address),
- * ListCrawls, DeleteCrawl, SetActive/GetActive, SetLogLevel, and the URL-level reads that
- * have no meaning on this frontier (GetURLStatus, PurgeURLs), each an explicit
- * UNIMPLEMENTED naming why.
+ * ListCrawls, DeleteCrawl, SetActive/GetActive, SetLogLevel, and the URL-level method that
+ * has no meaning on this frontier (PurgeURLs), an explicit UNIMPLEMENTED naming why.
  */
 import type { NodeContext } from './context.js';
 import { CrawlFrontiers } from './crawl-frontiers.js';
@@ -67,14 +66,6 @@ const LEVELS = {
 export async function setLogLevel(ctx: NodeContext, p: LogLevelParams): Promise<object> {
   ctx.log.level = LEVELS[p.level] ?? 'info';
   return {};
-}
-
-export async function getUrlStatus(): Promise<never> {
-  throw unimplemented(
-    'GetURLStatus',
-    'the frontier keeps queued URLs in per-host lists and seen URLs as fingerprints, with no ' +
-      'index by URL; ListURLs with the queue key and a filter finds a queued or leased URL',
-  );
 }
 
 export async function purgeUrls(): Promise<never> {

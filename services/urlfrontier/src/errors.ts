@@ -10,6 +10,8 @@ export const UrlFrontierErrorCode = {
   INVALID_OPTION: 'SHARDLINE_ERR_URLFRONTIER_INVALID_OPTION',
   /** A request field is out of range or names something malformed (the message says which). */
   INVALID_ARGUMENT: 'SHARDLINE_ERR_URLFRONTIER_INVALID_ARGUMENT',
+  /** What a request names is not in the frontier (GetURLStatus of a URL never put in the crawl). */
+  NOT_FOUND: 'SHARDLINE_ERR_URLFRONTIER_NOT_FOUND',
   /** A method (or a form of it) that has no meaning on the sharded frontier; the message says why. */
   UNIMPLEMENTED: 'SHARDLINE_ERR_URLFRONTIER_UNIMPLEMENTED',
 } as const;
@@ -19,6 +21,7 @@ export type UrlFrontierErrorCode = (typeof UrlFrontierErrorCode)[keyof typeof Ur
 const GRPC_STATUS: Record<UrlFrontierErrorCode, GrpcStatus> = {
   [UrlFrontierErrorCode.INVALID_OPTION]: GrpcStatus.INVALID_ARGUMENT,
   [UrlFrontierErrorCode.INVALID_ARGUMENT]: GrpcStatus.INVALID_ARGUMENT,
+  [UrlFrontierErrorCode.NOT_FOUND]: GrpcStatus.NOT_FOUND,
   [UrlFrontierErrorCode.UNIMPLEMENTED]: GrpcStatus.UNIMPLEMENTED,
 };
 
@@ -52,6 +55,11 @@ export function invalidArgument(
     UrlFrontierErrorCode.INVALID_ARGUMENT,
     `${method}: ${field} must be ${expected}, got ${JSON.stringify(value)}`,
   );
+}
+
+/** Nothing found for what the request names: the method, and what was looked for where. */
+export function notFound(method: string, what: string): UrlFrontierError {
+  return new UrlFrontierError(UrlFrontierErrorCode.NOT_FOUND, `${method}: ${what}`);
 }
 
 /** A method or form without a meaning here, and why (listed in docs/urlfrontier.md). */

@@ -5,18 +5,23 @@
  * a KnownURLItem settles it or the deadline passes (then the frontier requeues it, counted as a
  * repeat). The frontier's claim keeps per-host politeness cluster-wide; ownership only decides
  * which node tries, so a node that is told of a ring change late still never hands out a URL
- * that is leased.
+ * that is leased. With a `key` (one queue: a host, or a registrable domain for its hosts) the
+ * node claims from that queue alone, due or not (the claim script's gate still decides), if it
+ * owns the queue's domain; another node's queue gets nothing.
  */
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { Lease, RedisFrontier } from '@shardline/frontier';
 import type { NodeContext } from './context.js';
 import { CrawlFrontiers } from './crawl-frontiers.js';
-import { invalidArgument, toServiceError, unimplemented } from './errors.js';
+import { invalidArgument, toServiceError } from './errors.js';
 import { decodeMetadata } from './metadata.js';
 import type { GetParams, URLInfo } from './proto.js';
+import { parseQueueKey } from './queue-key.js';
 
 /** Claims per call: later rounds pick up queues the first round's hosts left room for. */
 const MAX_ROUNDS = 4;
+/** Hosts of a domain key claimed from (the frontier's bound on a named claim). */
+const MAX_KEY_HOSTS = 100;
 /** Longest `delay_requestable` accepted (s): a day. */
 const MAX_DELAY_S = 86_400;
 
@@ -34,13 +39,8 @@ export async function handleGetUrls(
 
 async function streamUrls(ctx: NodeContext, call: ServerWritableStream<GetParams, URLInfo>) {
   const p = call.request;
-  if (p.key !== '') {
-    throw unimplemented(
-      'GetURLs',
-      'a key (one queue) is not served: a node hands out its due queues in due order from its ' +
-        'due index; leave key empty (BlockQueueUntil holds back a queue you do not want)',
-    );
-  }
+  const queue = p.key === '' ? undefined : parseQueueKey(p.key);
+  if (queue === null) throw invalidArgument('GetURLs', 'key', p.key, 'a host name (the queue)');
   // anyCrawlID: every crawl of the registry; no crawl field at all (older clients): the default.
   const crawlIds =
     p.item === 'anyCrawlID'
@@ -67,7 +67,7 @@ async function streamUrls(ctx: NodeContext, call: ServerWritableStream<GetParams
   let sent = 0;
   for (const crawlId of crawlIds) {
     if (sent >= limits.total || call.cancelled) break;
-    sent += await streamCrawl(ctx, call, crawlId, limits, perQueue, sent);
+    sent += await streamCrawl(ctx, call, crawlId, limits, perQueue, sent, queue);
   }
   ctx.counters.add('get.handed-out', sent);
 }
@@ -87,9 +87,12 @@ async function streamCrawl(
   limits: Limits,
   perQueue: Map<string, number>,
   sentBefore: number,
+  queue: { host: string; domain: string } | undefined,
 ): Promise<number> {
   const frontier = ctx.crawls.ofShardline(crawlId, 'GetURLs');
   const crawlID = CrawlFrontiers.toUrlFrontier(crawlId);
+  const hosts = queue && (await queueHosts(frontier, queue));
+  if (hosts?.length === 0) return 0;
   let sent = sentBefore;
   for (let round = 0; round < MAX_ROUNDS && sent < limits.total && !call.cancelled; round++) {
     const { leases } = await frontier.claim({
@@ -97,6 +100,7 @@ async function streamCrawl(
       max: limits.total - sent,
       leaseTimeoutMs: limits.leaseTimeoutMs,
       maxPerHost: limits.perQueue,
+      ...(hosts ? { hosts } : {}),
     });
     if (leases.length === 0) break;
     const unsent: Lease[] = [];
@@ -120,6 +124,18 @@ async function streamCrawl(
     if (took === 0) break;
   }
   return sent - sentBefore;
+}
+
+/**
+ * The hosts a key names: the host itself, or for a registrable domain (StormCrawler's
+ * `byDomain`) the domain's hosts in the crawl, at most the 100 a claim may name.
+ */
+async function queueHosts(
+  frontier: RedisFrontier,
+  queue: { host: string; domain: string },
+): Promise<string[]> {
+  if (queue.host !== queue.domain) return [queue.host];
+  return (await frontier.inspector.domainHosts(queue.domain)).slice(0, MAX_KEY_HOSTS);
 }
 
 /** Leases claimed past the call's limits go back to the front of their queues, untouched. */

@@ -117,6 +117,12 @@ export interface CrawlLimitParams {
   crawlID: string;
 }
 
+export interface URLStatusRequest {
+  url: string;
+  key: string;
+  crawlID: string;
+}
+
 export interface CountUrlParams {
   key: string;
   crawlID: string;

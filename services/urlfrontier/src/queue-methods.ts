@@ -2,8 +2,8 @@
  * The queue-level methods: GetStats, ListQueues, CountURLs, BlockQueueUntil, SetDelay,
  * DeleteQueue, SetCrawlLimit. A queue is a host (see queue-key.ts). Counts are read through
  * the frontier's inspector: over the whole cluster by default (every node's due index, the
- * global counters), over this node's due index with `local`. Blocks and delays are written to
- * the host's state in Redis, so they hold on every node, survive restarts and follow the
+ * global counters), over this node's due index with `local`. Blocks, delays and limits are
+ * written to the host's state in Redis, so they hold on every node, survive restarts and follow the
  * host's domain on handoff.
  */
 import type { FrontierInspector } from '@shardline/frontier';
@@ -68,6 +68,9 @@ export async function getStats(ctx: NodeContext, p: QueueWithinCrawlParams): Pro
       counts: {
         blockedUntil: Math.floor(Math.max(state.blockedUntilMs, stats.blockedUntilMs) / 1000),
         delayMs: state.delayMs ?? ctx.options.minDelayMs,
+        // SetCrawlLimit: 0 = none; `fetched` counts against it (with the URLs out).
+        crawlLimit: state.crawlLimit ?? 0,
+        fetched: state.fetched,
         'domain.fetched': stats.fetched,
         'domain.failed': stats.failed,
         'domain.dead': stats.dead,
@@ -197,10 +200,17 @@ export async function deleteQueue(
   return { value };
 }
 
-export async function setCrawlLimit(_ctx: NodeContext, _p: CrawlLimitParams): Promise<never> {
-  throw unimplemented(
-    'SetCrawlLimit',
-    "per-queue limits are the nodes' --max-pages-per-host (URLs accepted per host over the " +
-      'crawl, exact across nodes), set at start on every node; they are not changed at run time',
-  );
+/**
+ * URLFrontier's SetCrawlLimit: the crawl hands out no more URLs of the host once the ones it
+ * completed (acked, from the start of the crawl) plus the ones out reach `limit`; 0 lifts
+ * the limit (as the reference service). Kept in the host's state of the crawl in Redis and
+ * checked inside the claim script, so it holds on every node, survives restarts and
+ * follows the domain on handoff.
+ */
+export async function setCrawlLimit(ctx: NodeContext, p: CrawlLimitParams): Promise<object> {
+  const frontier = ctx.crawls.get(p.crawlID, 'SetCrawlLimit');
+  const { host, domain } = queue('SetCrawlLimit', p.key);
+  await frontier.setHostPolicy(host, { crawlLimit: p.limit === 0 ? null : p.limit }, domain);
+  ctx.log.info({ host, crawlId: p.crawlID, limit: p.limit }, 'SetCrawlLimit');
+  return {};
 }

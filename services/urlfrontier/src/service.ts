@@ -13,7 +13,6 @@ import type {
 import {
   deleteCrawl,
   getActive,
-  getUrlStatus,
   listCrawls,
   listNodes,
   purgeUrls,
@@ -22,6 +21,7 @@ import {
 } from './cluster-methods.js';
 import type { NodeContext } from './context.js';
 import { toServiceError, UrlFrontierError } from './errors.js';
+import { getUrlStatus } from './get-url-status.js';
 import { handleGetUrls } from './get-urls.js';
 import { handleListUrls } from './list-urls.js';
 import type { AckMessage, GetParams, ListUrlParams, URLInfo, URLItem } from './proto.js';
@@ -53,7 +53,7 @@ const UNARY: Record<string, Unary> = {
   SetDelay: setDelay,
   SetLogLevel: setLogLevel,
   SetCrawlLimit: setCrawlLimit,
-  GetURLStatus: () => getUrlStatus(),
+  GetURLStatus: getUrlStatus,
   CountURLs: countUrls,
   PurgeURLs: () => purgeUrls(),
 };

@@ -225,14 +225,12 @@ describe('URLFrontier methods on three nodes', () => {
       code: status.INVALID_ARGUMENT,
       details: expect.stringContaining('crawl id "Not A Crawl" is not a shardline crawl id'),
     });
-    await expect(c.getUrls({ key: 'keyed.test' })).rejects.toMatchObject({
-      code: status.UNIMPLEMENTED,
+    await expect(c.getUrls({ key: 'bad key/x' })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
     });
     for (const [method, request] of [
       ['DeleteCrawl', { value: 'DEFAULT' }],
       ['DeleteCrawl', { value: '' }],
-      ['SetCrawlLimit', { key: 'keyed.test', limit: 5 }],
-      ['GetURLStatus', { url: 'http://keyed.test/a' }],
       ['PurgeURLs', { days: 1 }],
     ] as const) {
       await expect(c.call(method, request)).rejects.toMatchObject({
@@ -243,6 +241,34 @@ describe('URLFrontier methods on three nodes', () => {
     await expect(c.call('BlockQueueUntil', { key: 'bad key/x', time: 1 })).rejects.toMatchObject({
       code: status.INVALID_ARGUMENT,
     });
+  });
+
+  it('GetURLs with a key serves that queue alone, from its owner only', async () => {
+    const { nodes, clients } = await cluster('m12');
+    const urls = [
+      ...urlsOf(['k1.test', 'k2.test'], 3),
+      'http://www.kd.co.uk/a',
+      'http://shop.kd.co.uk/b',
+    ];
+    await clients[0]!.putUrls(urls.map((u) => discovered(u)));
+    const ownerOf = (domain: string) =>
+      nodes.findIndex((n) => n.membership.ownerOf(domain) === n.podId);
+    const k1 = ownerOf('k1.test');
+    // Another node's queue: nothing (not a duplicate, not an error).
+    const other = clients[(k1 + 1) % 3]!;
+    expect(await other.getUrls({ key: 'k1.test', delay_requestable: 30 })).toEqual([]);
+    const got = await clients[k1]!.getUrls({ key: 'k1.test', delay_requestable: 30 });
+    expect(got.map((u) => u.url).sort()).toEqual(urlsOf(['k1.test'], 3));
+    expect(await clients[k1]!.call('GetStats', { key: 'k2.test', crawlID: '' })).toMatchObject({
+      size: 3,
+      inProcess: 0,
+    });
+    // A registrable-domain key (StormCrawler's byDomain): the domain's hosts.
+    const byDomain = await clients[ownerOf('kd.co.uk')]!.getUrls({
+      key: 'kd.co.uk',
+      delay_requestable: 30,
+    });
+    expect(byDomain.map((u) => u.key).sort()).toEqual(['shop.kd.co.uk', 'www.kd.co.uk']);
   });
 
   it('keeps crawls apart: same URL in two crawls, per-crawl streams, anyCrawlID, DeleteCrawl', async () => {

@@ -5,6 +5,10 @@
  * is handed out twice while leased (leases outlast the test), one URL per host is out at a
  * time across all nodes (the host's concurrency, kept in Redis), and a moved queue is served
  * by its new owner within one heartbeat while its old owner hands out nothing from it.
+ * Controls set before the resize (SetCrawlLimit, BlockQueueUntil, SetDelay, through nodes other
+ * than the owners) hold on whichever node owns their queue through both steps: a limited queue
+ * hands out exactly its limit, a blocked one nothing until the block is lifted after the
+ * resize, a delayed one never two URLs closer than its delay.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { UrlFrontierNode } from '../src/index.js';
@@ -21,6 +25,17 @@ const PER_HOST = 10;
 /** Session timeout of the nodes; their heartbeat is a third of it. */
 const SESSION_MS = 1500;
 const HEARTBEAT_MS = SESSION_MS / 3;
+
+/** Queues under a crawl limit, URLs each, and the limit. */
+const LIMITED = 8;
+const PER_LIMITED = 6;
+const LIMIT = 3;
+/** Queues blocked until after the resize, and URLs each. */
+const BLOCKED = 4;
+const PER_BLOCKED = 3;
+/** Queues with a 1 s delay, and URLs each (they span the scale-up). */
+const DELAYED = 3;
+const PER_DELAYED = 10;
 
 /** The second crawl, streamed with the default one through anyCrawlID. */
 const CRAWL = 'rz2';
@@ -68,7 +83,38 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
         ...urls.map((u) => ({ ...discovered(u, { crawlID: CRAWL }), ID: `${CRAWL} ${u}` })),
       ]);
     expect(acks.filter((a) => a.status === 'OK')).toHaveLength(2 * urls.length);
-    const all = 2 * urls.length + 12;
+    // The controlled queues, seeded and set through nodes that mostly do not own them.
+    const limited = Array.from({ length: LIMITED }, (_, i) => `lim${i}.test`);
+    const blocked = Array.from({ length: BLOCKED }, (_, i) => `blk${i}.test`);
+    const delayed = Array.from({ length: DELAYED }, (_, i) => `dly${i}.test`);
+    const urlsOf = (host: string, n: number) =>
+      Array.from({ length: n }, (_, j) => `http://${host}/${j}`);
+    const controlled = [
+      ...limited.flatMap((h) => urlsOf(h, PER_LIMITED)),
+      ...blocked.flatMap((h) => urlsOf(h, PER_BLOCKED)),
+      ...delayed.flatMap((h) => urlsOf(h, PER_DELAYED)),
+    ];
+    const control = live.get('n2')!.client;
+    expect(
+      (await live.get('n0')!.client.putUrls(controlled.map((u) => discovered(u)))).every(
+        (a) => a.status === 'OK',
+      ),
+    ).toBe(true);
+    const farAway = Math.ceil(Date.now() / 1000) + 3600;
+    for (const key of limited)
+      await control.call('SetCrawlLimit', { key, limit: LIMIT, crawlID: '' });
+    for (const key of blocked)
+      await control.call('BlockQueueUntil', { key, time: farAway, crawlID: '' });
+    for (const key of delayed)
+      await control.call('SetDelay', { key, delay_requestable: 1, crawlID: '' });
+    const ownerAtStart = new Map(
+      [...limited, ...blocked, ...delayed].map((h) => [
+        h,
+        live.get('n0')!.node.membership.ownerOf(h),
+      ]),
+    );
+    const handedControlled = LIMITED * LIMIT + BLOCKED * PER_BLOCKED + DELAYED * PER_DELAYED;
+    const all = 2 * urls.length + 12 + handedControlled;
 
     const handouts: Handout[] = [];
     const outstanding = new Map<string, Handout>();
@@ -140,6 +186,7 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
     // Scale up: n3 joins mid-stream.
     expect(handedOut()).toBeLessThan(all / 2);
     const ownersBefore = new Map(hosts.map((h) => [h, live.get('n0')!.node.membership.ownerOf(h)]));
+    const scaleUpAtMs = Date.now();
     await start('n3');
     await settled(4);
     const n3 = live.get('n3')!.node;
@@ -193,6 +240,11 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
     for (const lease of leasedByLeaving) {
       expect(handouts.filter((h) => h.id === lease.id)).toHaveLength(1);
     }
+    // The blocks held through both steps; lifted now through a surviving node.
+    const liftedAtMs = Date.now();
+    expect(handouts.filter((h) => blocked.includes(h.host))).toEqual([]);
+    for (const key of blocked)
+      await live.get('n3')!.client.call('BlockQueueUntil', { key, time: 0, crawlID: '' });
     holdAcks = false;
     holdPulls = false;
 
@@ -218,9 +270,39 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
       for (let i = 1; i < mine.length; i++)
         expect(mine[i]!.atMs).toBeGreaterThanOrEqual(mine[i - 1]!.ackedAtMs!);
     }
+    // Each control held on every owner its queue had.
+    const finalOwner = (h: string) => live.get('n2')!.node.membership.ownerOf(h);
+    expect([...ownerAtStart].filter(([h, o]) => finalOwner(h) !== o).length).toBeGreaterThan(0);
+    const inspector = live.get('n2')!.node.frontier.inspector;
+    for (const host of limited) {
+      expect(handouts.filter((h) => h.host === host)).toHaveLength(LIMIT);
+      expect(await inspector.hostState(host, host)).toMatchObject({
+        crawlLimit: LIMIT,
+        fetched: LIMIT,
+        queued: PER_LIMITED - LIMIT,
+        inFlight: 0,
+      });
+    }
+    for (const host of blocked) {
+      const mine = handouts.filter((h) => h.host === host);
+      expect(mine).toHaveLength(PER_BLOCKED);
+      for (const h of mine) expect(h.atMs).toBeGreaterThanOrEqual(liftedAtMs);
+    }
+    const delayedTimes = handouts.filter((h) => delayed.includes(h.host)).map((h) => h.atMs);
+    expect(Math.min(...delayedTimes)).toBeLessThan(scaleUpAtMs);
+    expect(Math.max(...delayedTimes)).toBeGreaterThan(scaleUpAtMs + HEARTBEAT_MS);
+    for (const host of delayed) {
+      const times = handouts
+        .filter((h) => h.host === host)
+        .map((h) => h.atMs)
+        .sort((a, b) => a - b);
+      expect(times).toHaveLength(PER_DELAYED);
+      // 1 s start to start in Redis time; received by the client up to a few hundred ms late.
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(700);
+    }
     for (const crawl of ['DEFAULT', CRAWL]) {
       const inspector = live.get('n2')!.node.frontierOf(crawl).inspector;
-      const fetched = urls.length + (crawl === CRAWL ? 12 : 0);
+      const fetched = urls.length + (crawl === CRAWL ? 12 : handedControlled);
       await vi.waitFor(async () => expect((await inspector.stats()).fetched).toBe(fetched));
       for (const host of hosts) {
         expect(await inspector.domainStats(host)).toMatchObject({

@@ -14,14 +14,16 @@
   dl configured delay (ms), cd robots crawl-delay (ms), bo backoff (ms), fc consecutive
   failures, ad adaptive delay (ms), ar why the adaptive delay is up ('s' slow responses,
   'e' server errors/timeouts), bu blocked until (ms, operator's pause --until), seq
-  scheduling sequence, id lease counter. The domain hash R .. 'd' may hold bu too (the
+  scheduling sequence, id lease counter, lim crawl limit (URLs of the host fetched + out in
+  the crawl, set-policy-2.lua; absent = none), dn URLs of the host fetched in the crawl
+  (complete-2.lua). The domain hash R .. 'd' may hold bu too (the
   whole domain blocked until then).
   Crawls: R of the default crawl is '<prefix>:{d:<domain>}:', of crawl X
   '<prefix>:{d:<domain>}:c:X:' (same hash tag, same slot). Politeness is per host across
   all crawls, so the politeness fields (n dl cd bo fc ad ar bu, and the domain's bu) live in
   the host state hash under P, the default crawl's root, derived from R by polite_root()
   (a key of the same slot, like every host key built from R); q f c seq id, the budgets
-  and the paused flag stay under R. For the default crawl P == R: one hash, as before.
+  and the paused flag stay under R (so do lim and dn: a crawl limit is the crawl's). For the default crawl P == R: one hash, as before.
   Concurrency is per host across crawls too: P's host hash also counts 'fx', the requests
   in flight of the non-default crawls (flight_add), and the gate compares c with f + fx of
   P (the default crawl's own f plus everyone else's).
@@ -143,26 +145,40 @@ local function not_before(root, st)
   return math.max(st.n, st.bu, bu, tonumber(d[2]) or 0)
 end
 
+-- How many more URLs of the host the crawl may hand out under its crawl limit (URLFrontier's
+-- SetCrawlLimit): lim - (fetched + leases out now); math.huge without a limit. A URL handed
+-- out again after its lease lapsed or failed takes the place it held before.
+local function limit_room(root, host)
+  local v = redis.call('HMGET', hkey(root, host, 's'), 'lim', 'dn')
+  local lim = tonumber(v[1]) or 0
+  if lim <= 0 then return math.huge end
+  return lim - (tonumber(v[2]) or 0) - redis.call('HLEN', hkey(root, host, 'L'))
+end
+
 --[[
   Where the host belongs in its owner's due index, after a change:
     'park'        nothing queued and nothing in flight (or paused with nothing in flight),
                   and no refetch scheduled (else the earliest refetch, not before the gate)
-    not_before    queued, not paused, below its concurrency: next_allowed_at, or the end
+    not_before    queued, not paused, below its concurrency and its crawl limit: next_allowed_at, or the end
                   of an operator's block; at least OTHERS_IN_FLIGHT_POLL_MS from now when
                   only other crawls' requests to the host hold it back
     lease deadline / inf   otherwise while leases are out: the earliest deadline that can
                   expire (reaping happens when the host is visited), else +inf, which
                   keeps the host listed (reclaimPod finds leases through the due indexes)
                   without ever being polled; the lease's complete/fail/release re-scores it.
+                  A host at its crawl limit with URLs queued stays listed at +inf too (its
+                  URLs are not lost: raising or lifting the limit re-scores it), and its
+                  pending refetches do not make it due.
   Bumps and returns the host's seq: index updates apply only if their seq is newer.
 ]]
 local function host_schedule(root, host, paused, default_conc)
   local st = host_state(root, host)
+  local limited = limit_room(root, host) <= 0
   local seq = redis.call('HINCRBY', hkey(root, host, 's'), 'seq', 1)
   -- A lease whose slot was freed is still out: the host stays listed until it ends.
   if st.f <= 0 and (st.q <= 0 or paused) and redis.call('EXISTS', hkey(root, host, 'U')) == 0 then
     -- Nothing to hand out now; a pending refetch (recrawl.lua) makes it due then.
-    if not paused then
+    if not paused and not limited then
       local r = redis.call('ZRANGE', hkey(root, host, 'r'), 0, 0, 'WITHSCORES')
       if r[2] then return seq, fmt(math.max(tonumber(r[2]), not_before(root, st))) end
     end
@@ -170,7 +186,7 @@ local function host_schedule(root, host, paused, default_conc)
   end
   local due = math.huge
   local conc = tonumber(st.c) or default_conc
-  if st.q > 0 and not paused and st.f < conc then
+  if st.q > 0 and not paused and not limited and st.f < conc then
     due = not_before(root, st)
     if st.fa >= conc then due = math.max(due, now_ms() + OTHERS_IN_FLIGHT_POLL_MS) end
   end
