@@ -51,7 +51,7 @@ interface Handout {
   ackedAtMs?: number;
 }
 
-describe('resize 3 → 4 → 2 while a client streams', () => {
+describe('resize 3 → 4 → 2 while a client streams, then a crawl deleted', () => {
   const fixture = clusterFixture();
 
   it('loses nothing, hands nothing out twice while leased, and moves queues within a heartbeat', async (context) => {
@@ -314,5 +314,33 @@ describe('resize 3 → 4 → 2 while a client streams', () => {
         });
       }
     }
+    // The second crawl deleted through one of the two nodes left: gone from every node, its
+    // keys too (per domain and global); the default crawl keeps its limited queues' URLs.
+    const [one, other] = [...live.values()] as [
+      { client: FrontierClient },
+      { client: FrontierClient },
+    ];
+    const redis = fixture.redis();
+    const crawlKeys = async () => {
+      const found: string[] = [];
+      for (const match of [`${prefix}:{d:*}:c:${CRAWL}:*`, `${prefix}:c:${CRAWL}:*`]) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+          found.push(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      }
+      return found;
+    };
+    expect((await crawlKeys()).length).toBeGreaterThan(HOSTS);
+    expect(await one.client.call('DeleteCrawl', { value: CRAWL })).toEqual({ value: 0 });
+    expect((await other.client.call<{ values: string[] }>('ListCrawls', {})).values).toEqual([
+      'DEFAULT',
+    ]);
+    expect(await crawlKeys()).toEqual([]);
+    expect(await other.client.call('CountURLs', { key: '', crawlID: '' })).toEqual({
+      value: LIMITED * (PER_LIMITED - LIMIT),
+    });
   }, 180_000);
 });
