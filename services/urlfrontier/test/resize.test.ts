@@ -316,10 +316,8 @@ describe('resize 3 → 4 → 2 while a client streams, then a crawl deleted', ()
     }
     // The second crawl deleted through one of the two nodes left: gone from every node, its
     // keys too (per domain and global); the default crawl keeps its limited queues' URLs.
-    const [one, other] = [...live.values()] as [
-      { client: FrontierClient },
-      { client: FrontierClient },
-    ];
+    const [one, other] = [...live.values()];
+    if (!one || !other) throw new Error('two nodes should be left');
     const redis = fixture.redis();
     const crawlKeys = async () => {
       const found: string[] = [];
