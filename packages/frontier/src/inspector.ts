@@ -20,9 +20,9 @@ import {
   unpackHeldLease,
   withPoliteness,
 } from './codec.js';
-import { FrontierArgumentError } from './errors.js';
 import { readHostQueue } from './host-queue.js';
 import type { FrontierLostRecord } from './identity.js';
+import { readDeadLetterDomainPage, readDomainPage, sampleDomainIndex } from './index-pages.js';
 import { FrontierKeys } from './keys.js';
 import { type FrontierInspectorOptions, resolveInspectorOptions } from './options.js';
 import type {
@@ -156,43 +156,16 @@ export class FrontierInspector {
    * `fetched` URLs fetched, `errors` failed attempts plus dead letters. Eventually
    * consistent (see the README).
    */
-  async domains(page: DomainPage = {}): Promise<DomainCount[]> {
-    const sort = page.sort ?? 'depth';
-    if (sort !== 'depth' && sort !== 'fetched' && sort !== 'errors') {
-      throw new FrontierArgumentError('sort', sort, "'depth', 'fetched' or 'errors'");
-    }
-    const { offset, limit } = checkPage(page);
-    const key = this.#keys.domainIndex(sort);
-    if (page.maxCount === undefined) {
-      return pairs(
-        (await this.#redis.zrevrange(key, offset, offset + limit - 1, 'WITHSCORES')) as string[],
-      );
-    }
-    const max = scoreBound(page.maxCount);
-    return pairs(
-      (await this.#redis.zrevrangebyscore(
-        key,
-        max,
-        '-inf',
-        'WITHSCORES',
-        'LIMIT',
-        offset,
-        limit,
-      )) as string[],
-    );
+  domains(page: DomainPage = {}): Promise<DomainCount[]> {
+    return readDomainPage(this.#redis, this.#keys, page);
   }
 
   /**
    * Up to `count` distinct domains of the depth index picked at random, with their
    * queued counts (one ZRANDMEMBER): a sample for estimates over many domains.
    */
-  async sampleDomains(count: number): Promise<DomainCount[]> {
-    if (!Number.isSafeInteger(count) || count < 1) {
-      throw new FrontierArgumentError('count', count, 'a positive integer');
-    }
-    return pairs(
-      (await this.#redis.zrandmember(this.#keys.domains(), count, 'WITHSCORES')) as string[],
-    );
+  sampleDomains(count: number): Promise<DomainCount[]> {
+    return sampleDomainIndex(this.#redis, this.#keys, count);
   }
 
   // ───────────────────────────── dead letters ─────────────────────────────
@@ -207,19 +180,8 @@ export class FrontierInspector {
    * with `maxCount`), from the dead-letter domains index: one ZREVRANGEBYSCORE, no scan.
    * The count is the domain's `dead` counter (eventually consistent).
    */
-  async deadLetterDomains(page: DeadLetterDomainPage = {}): Promise<DomainCount[]> {
-    const { offset, limit } = checkPage(page);
-    const max = page.maxCount === undefined ? '+inf' : scoreBound(page.maxCount);
-    const flat = (await this.#redis.zrevrangebyscore(
-      this.#keys.deadLetterDomains(),
-      max,
-      '(0',
-      'WITHSCORES',
-      'LIMIT',
-      offset,
-      limit,
-    )) as string[];
-    return pairs(flat);
+  deadLetterDomains(page: DeadLetterDomainPage = {}): Promise<DomainCount[]> {
+    return readDeadLetterDomainPage(this.#redis, this.#keys, page);
   }
 
   /**
@@ -428,22 +390,4 @@ function numbers(hash: Record<string, string>): CounterStats {
   const out: CounterStats = {};
   for (const [k, v] of Object.entries(hash)) out[k] = Number(v);
   return out;
-}
-
-function pairs(flat: string[]): DomainCount[] {
-  const out: DomainCount[] = [];
-  for (let i = 0; i < flat.length; i += 2) {
-    out.push({ domain: flat[i]!, count: Number(flat[i + 1]) });
-  }
-  return out;
-}
-
-/** `maxCount` as a ZSET score bound. */
-function scoreBound(value: unknown): string {
-  if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new FrontierArgumentError('maxCount', value, 'a number');
-  }
-  if (value === Number.POSITIVE_INFINITY) return '+inf';
-  if (value === Number.NEGATIVE_INFINITY) return '-inf';
-  return String(value);
 }
