@@ -1,7 +1,7 @@
 /**
  * What {@link ThreadedWarcWriter} and its worker thread (`writer-thread.ts`) say to each other.
- * Exchanges cross by structured clone (the body is copied: the pipeline still reads it after the
- * archive stage); errors cross as their code and message.
+ * Exchanges cross by structured clone, each body in a copy of its own that is transferred (the
+ * pipeline still reads the original after the archive stage); errors cross as code and message.
  */
 import type { WarcErrorCode } from './errors.js';
 import type { WarcExchange } from './records.js';
