@@ -150,11 +150,7 @@ interface Figure {
 }
 
 /** Runs `run` `pairs` times, `wave` at a time (each wave awaited). */
-async function measure(
-  pairs: number,
-  run: (i: number) => unknown,
-  wave = 1,
-): Promise<Figure> {
+async function measure(pairs: number, run: (i: number) => unknown, wave = 1): Promise<Figure> {
   const all = async (from: number, to: number) => {
     for (let i = from; i < to; i += wave) {
       await Promise.all(Array.from({ length: Math.min(wave, to - i) }, (_, k) => run(i + k)));
@@ -193,7 +189,10 @@ async function postCost(exchanges: WarcExchange[], pairs: number, transfer: bool
     }
     const bodies = batch.map((e) => new Uint8Array(e.response.body));
     const moved = batch.map((e, k) => ({ ...e, response: { ...e.response, body: bodies[k]! } }));
-    sink.postMessage({ batch: moved }, bodies.map((b) => b.buffer));
+    sink.postMessage(
+      { batch: moved },
+      bodies.map((b) => b.buffer),
+    );
   }
   const used = mainThreadCpuUs() - mainCpu;
   sink.postMessage({ last: true });
