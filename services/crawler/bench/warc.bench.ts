@@ -265,7 +265,12 @@ async function cost(server: RedisServer): Promise<void> {
   console.log(
     'mode          round   pages   fraction  Δ fraction  pod ms/page  Δ ms/page  CPU ratio  main ms/page  Δ main  disk MB/s  load',
   );
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  // Of an even count, the mean of the middle two (with 2 rounds: their mean, not the larger).
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
   const row = (r: PhaseResult, base: PhaseResult, round: string) =>
     console.log(
       `${r.mode.padEnd(13)} ${round.padEnd(7)} ${String(Math.round(r.pages)).padEnd(7)} ${r.fraction.toFixed(3).padEnd(9)} ${(r.fraction - base.fraction).toFixed(3).padEnd(11)} ${r.podMsPerPage.toFixed(3).padEnd(12)} ${(r.podMsPerPage - base.podMsPerPage).toFixed(3).padEnd(10)} ${(r.podMsPerPage / base.podMsPerPage).toFixed(2).padEnd(10)} ${r.mainMsPerPage.toFixed(3).padEnd(13)} ${(r.mainMsPerPage - base.mainMsPerPage).toFixed(3).padEnd(7)} ${r.diskMBps.toFixed(2).padEnd(10)} ${r.load.toFixed(1)}`,
