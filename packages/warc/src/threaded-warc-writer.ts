@@ -30,8 +30,8 @@ export interface ThreadedWarcWriterOptions extends WarcWriterOptions {
   /** Heap limit of the writer's thread (V8 old generation), MB. @default Node's default */
   threadHeapMb?: number;
   /**
-   * Told when the writer's thread died unexpectedly (the writes it held reject with the same
-   * error). Not called for a close or for a thread that could not open the directory.
+   * Told when the writer's thread died (the writes it held reject with the same error). Not
+   * called when it ends after a close or after failing to open the directory.
    */
   onThreadExit?: (error: WarcError) => void;
 }
@@ -275,24 +275,26 @@ export class ThreadedWarcWriter {
     for (const key of Object.keys(ZERO) as Array<keyof ThreadCounters>) {
       this.#past[key] += thread.counters[key];
     }
-    const expected = thread.closing !== undefined || thread.failed !== undefined;
+    // Ends on its own after a failed open or a close; anything else (an uncaught error, out of
+    // memory, any exit before a close) is a crash, during a close too.
+    const crashed = !thread.failed && (thread.died !== undefined || code !== 0 || !thread.closing);
     const error =
       thread.failed ??
       new WarcError(
         WarcErrorCode.THREAD,
-        `WARC writer thread ${expected ? 'ended' : 'died'}: ${thread.died?.message ?? `exit code ${code}`}`,
+        `WARC writer thread died: ${thread.died?.message ?? `exit code ${code}`}`,
         thread.died,
       );
     if (!thread.opened.done) thread.opened.reject(error);
     for (const batch of [...thread.batches.keys()]) this.#rejectBatch(thread, batch, error);
-    if (!expected) {
+    if (crashed) {
       this.#threadCrashes += 1;
       this.#onThreadExit?.(error);
     }
     const closing = thread.closing;
     if (!closing) return;
     if (closing.error) closing.reject(closing.error);
-    else if (thread.failed || code !== 0 || thread.died) closing.reject(error);
+    else if (crashed || thread.failed) closing.reject(error);
     else closing.resolve();
   }
 
