@@ -160,6 +160,7 @@ describe('the packed packages, installed into an empty project', () => {
       url: { url: 'http://news.bbc.co.uk/a/c?id=1', domain: 'bbc.co.uk' },
       ringOwner: expect.stringMatching(/^[abc]$/),
       robots: { publicAllowed: true, privateAllowed: false, crawlDelayMs: 2000 },
+      warc: { files: 1, type: 'response' },
       dns: ['127.0.0.1'],
       frontier: { queued: 1, claimed: ['https://site1.test/page'] },
       crawler: { podId: 'pack-pod', minDelayMs: 250 },

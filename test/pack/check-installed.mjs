@@ -3,6 +3,10 @@
  * tarballs into: imports each package as a user would (its compiled dist/) and uses it once.
  * REDIS_URL names a throwaway redis-server. Prints one JSON object on stdout.
  */
+
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadApiConfig, StaticClusterView, startApi } from '@shardline/api';
 import { CrawlerPod, loadConfig } from '@shardline/crawler';
 import { DnsCache } from '@shardline/dns';
@@ -11,6 +15,7 @@ import { MembershipReader } from '@shardline/membership';
 import { HashRing } from '@shardline/ring';
 import { RobotsTxt } from '@shardline/robots';
 import { canonicalize, domainKey } from '@shardline/url';
+import { readRecordAt, ThreadedWarcWriter } from '@shardline/warc';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 
@@ -29,6 +34,22 @@ out.robots = {
   privateAllowed: robots.isAllowed('https://example.com/private/x', 'shardline'),
   crawlDelayMs: robots.crawlDelayMs('shardline'),
 };
+
+// The WARC writer's worker thread is loaded from the package's dist/ beside its main module.
+const warcDir = mkdtempSync(join(tmpdir(), 'pack-warc-'));
+const warc = await ThreadedWarcWriter.open({ dir: warcDir, pod: 'pack-pod' });
+const at = await warc.write({
+  url: 'http://site1.test/page',
+  sentAtMs: Date.now(),
+  request: { headers: [] },
+  response: { status: 200, statusText: 'OK', headers: [], body: Buffer.from('<p>hi</p>') },
+});
+await warc.close();
+out.warc = {
+  files: readdirSync(warcDir).length,
+  type: (await readRecordAt(join(warcDir, at.file), at.offset)).type,
+};
+rmSync(warcDir, { recursive: true, force: true });
 
 const dns = new DnsCache({ overrides: ['*.test:127.0.0.1'] });
 out.dns = (await dns.resolve('site1.test')).map((a) => a.address);

@@ -4,25 +4,41 @@
  * (how the writer built records until it wrote them directly; digests preset from node:crypto
  * as it did then) and gzipped at zlib's default level 6, as it was. Then the direct serialiser
  * at level 6 (the serialiser's share) and at level 1 (the default now: the level's share), and
- * `WarcWriter.write` end to end (build + append to a file). Measured in the same run,
- * alternating rounds so load on a shared machine hits all: pairs per second, CPU µs per pair
- * (process CPU, so zlib's and the GC's threads count too), gzipped bytes per pair.
+ * `WarcWriter.write` end to end (build + append to a file) on the calling thread, and
+ * `ThreadedWarcWriter.write` (the pod's writer: the same work on a worker thread). The two
+ * writers get WAVE (32) writes at a time, as a pod's concurrent leases hand them over. Measured
+ * in the same run, alternating rounds so load on a shared machine hits all: pairs per second,
+ * CPU µs per pair of the whole process (zlib's, the GC's and the writer's threads count too)
+ * and of the main thread alone (what a pod's one JavaScript thread pays), gzipped bytes per
+ * pair. Then what handing an exchange to a thread costs the main thread: structured clone of
+ * the whole exchange (the body copied) against the body copied once and transferred.
  * Bodies: HTML-like text of 2 KB (about the test web's pages), 5 KB and 50 KB.
  *
  *   npm run bench -- warc/bench/writer
  *   BENCH_WARC_PAIRS=20000 BENCH_WARC_ROUNDS=5 npm run bench -- warc/bench/writer
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { WARCRecord, WARCSerializer } from 'warcio';
-import { type WarcExchange, WarcWriter } from '../src/index.js';
+import { ThreadedWarcWriter, type WarcExchange, WarcWriter } from '../src/index.js';
 import { exchangeRecords, newRecordId } from '../src/records.js';
 
 const PAIRS = Number(process.env.BENCH_WARC_PAIRS ?? 5000);
 const ROUNDS = Number(process.env.BENCH_WARC_ROUNDS ?? 3);
+const WAVE = 32;
+// Linux's USER_HZ: the unit of a thread's times in /proc.
+const TICK_US = 10_000;
+
+/** CPU of the main thread alone (its task id is the process id), µs, 10 ms resolution. */
+function mainThreadCpuUs(): number {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+}
 
 function page(bytes: number, seed: number): Buffer {
   let x = seed + 1;
@@ -130,16 +146,58 @@ function presetDigests(record: WARCRecord, payload: Uint8Array): void {
 interface Figure {
   pairsPerSec: number;
   cpuUsPerPair: number;
+  mainCpuUsPerPair: number;
 }
 
-async function measure(pairs: number, run: (i: number) => unknown): Promise<Figure> {
-  for (let i = 0; i < 100; i++) await run(i);
+/** Runs `run` `pairs` times, `wave` at a time (each wave awaited). */
+async function measure(pairs: number, run: (i: number) => unknown, wave = 1): Promise<Figure> {
+  const all = async (from: number, to: number) => {
+    for (let i = from; i < to; i += wave) {
+      await Promise.all(Array.from({ length: Math.min(wave, to - i) }, (_, k) => run(i + k)));
+    }
+  };
+  await all(0, 100);
   const cpu = process.cpuUsage();
+  const mainCpu = mainThreadCpuUs();
   const started = performance.now();
-  for (let i = 0; i < pairs; i++) await run(i);
+  await all(0, pairs);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  return { pairsPerSec: (pairs / ms) * 1000, cpuUsPerPair: (used.user + used.system) / pairs };
+  return {
+    pairsPerSec: (pairs / ms) * 1000,
+    cpuUsPerPair: (used.user + used.system) / pairs,
+    mainCpuUsPerPair: (mainThreadCpuUs() - mainCpu) / pairs,
+  };
+}
+
+/**
+ * Main-thread µs per exchange of posting `exchanges` to a thread that drops them, WAVE per
+ * message: cloned whole, or with each body copied into its own buffer and transferred.
+ */
+async function postCost(exchanges: WarcExchange[], pairs: number, transfer: boolean) {
+  const sink = new Worker(
+    "require('node:worker_threads').parentPort.on('message', (m) => { if (m.last) process.exit(0); })",
+    { eval: true },
+  );
+  const exited = new Promise((resolve) => sink.once('exit', resolve));
+  const mainCpu = mainThreadCpuUs();
+  for (let i = 0; i < pairs; i += WAVE) {
+    const batch = exchanges.slice(0, WAVE);
+    if (!transfer) {
+      sink.postMessage({ batch });
+      continue;
+    }
+    const bodies = batch.map((e) => new Uint8Array(e.response.body));
+    const moved = batch.map((e, k) => ({ ...e, response: { ...e.response, body: bodies[k]! } }));
+    sink.postMessage(
+      { batch: moved },
+      bodies.map((b) => b.buffer),
+    );
+  }
+  const used = mainThreadCpuUs() - mainCpu;
+  sink.postMessage({ last: true });
+  await exited;
+  return used / pairs;
 }
 
 async function bytesOf(pair: Promise<[Buffer, Buffer]> | [Buffer, Buffer]): Promise<number> {
@@ -158,7 +216,7 @@ try {
     `${PAIRS} request/response pairs per round (50 KB: a tenth), ${ROUNDS} alternating rounds, median of the rounds`,
   );
   console.log(
-    'body    contender                              pairs/s  CPU µs/pair  ratio (CPU)  gz bytes/pair',
+    'body    contender                              pairs/s  CPU µs/pair  ratio (CPU)  main-thread µs/pair  gz bytes/pair',
   );
   for (const size of [2_000, 5_000, 50_000]) {
     const pairs = size > 10_000 ? Math.ceil(PAIRS / 10) : PAIRS;
@@ -177,27 +235,46 @@ try {
       }
       global.gc?.();
       const writer = await WarcWriter.open({ dir, pod: `bench-${size}-${round}` });
-      const name = 'WarcWriter.write, gzip 1 (now)';
+      const name = 'WarcWriter.write, this thread';
       figures.set(name, [
         ...(figures.get(name) ?? []),
-        await measure(pairs, (i) => writer.write(exchanges[i % 16]!)),
+        await measure(pairs, (i) => writer.write(exchanges[i % 16]!), WAVE),
       ]);
       await writer.close();
+      global.gc?.();
+      const threaded = await ThreadedWarcWriter.open({ dir, pod: `bench-t-${size}-${round}` });
+      const threadedName = 'ThreadedWarcWriter.write (pod)';
+      figures.set(threadedName, [
+        ...(figures.get(threadedName) ?? []),
+        await measure(pairs, (i) => threaded.write(exchanges[i % 16]!), WAVE),
+      ]);
+      await threaded.close();
     }
     const sizes = new Map<string, number>([
       [contenders[0]![0], await bytesOf(warcioPair(exchanges[0]!))],
       [contenders[1]![0], await bytesOf(exchangeRecords(exchanges[0]!, 6))],
       [contenders[2]![0], await bytesOf(exchangeRecords(exchanges[0]!, 1))],
-      ['WarcWriter.write, gzip 1 (now)', await bytesOf(exchangeRecords(exchanges[0]!, 1))],
+      ['WarcWriter.write, this thread', await bytesOf(exchangeRecords(exchanges[0]!, 1))],
+      ['ThreadedWarcWriter.write (pod)', await bytesOf(exchangeRecords(exchanges[0]!, 1))],
     ]);
     const base = median(figures.get(contenders[0]![0])!.map((f) => f.cpuUsPerPair));
     for (const [name, list] of figures) {
       const rate = median(list.map((f) => f.pairsPerSec));
       const cpu = median(list.map((f) => f.cpuUsPerPair));
+      const main = median(list.map((f) => f.mainCpuUsPerPair));
       console.log(
-        `${`${size / 1000} KB`.padEnd(7)} ${name.padEnd(39)} ${rate.toFixed(0).padStart(7)}  ${cpu.toFixed(1).padStart(11)}  ${(cpu / base).toFixed(2).padStart(11)}  ${String(sizes.get(name)).padStart(13)}`,
+        `${`${size / 1000} KB`.padEnd(7)} ${name.padEnd(39)} ${rate.toFixed(0).padStart(7)}  ${cpu.toFixed(1).padStart(11)}  ${(cpu / base).toFixed(2).padStart(11)}  ${main.toFixed(1).padStart(19)}  ${String(sizes.get(name)).padStart(13)}`,
       );
     }
+    const copied: number[] = [];
+    const moved: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      copied.push(await postCost(exchanges, pairs * 20, false));
+      moved.push(await postCost(exchanges, pairs * 20, true));
+    }
+    console.log(
+      `${`${size / 1000} KB`.padEnd(7)} posting to a thread, main-thread µs/exchange: cloned ${median(copied).toFixed(1)}, body copied + transferred ${median(moved).toFixed(1)}`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,11 @@ export const WarcErrorCode = {
   IO: 'SHARDLINE_ERR_WARC_IO',
   /** `write` after `close`. */
   CLOSED: 'SHARDLINE_ERR_WARC_CLOSED',
+  /**
+   * The writer's worker thread died (out of memory, an uncaught error) with these records in
+   * its hands: they may be partly written; the next write starts a new thread, which repairs.
+   */
+  THREAD: 'SHARDLINE_ERR_WARC_THREAD',
   /** `readRecordAt` found no complete WARC record at the offset. */
   NO_RECORD: 'SHARDLINE_ERR_WARC_NO_RECORD',
 } as const;

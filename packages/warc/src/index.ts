@@ -11,6 +11,11 @@ export {
 } from './records.js';
 export { completeMemberLength, type RepairReport, repairFile } from './repair.js';
 export {
+  ThreadedWarcWriter,
+  type ThreadedWarcWriterOptions,
+  type ThreadedWarcWriterStats,
+} from './threaded-warc-writer.js';
+export {
   type WarcLocation,
   WarcWriter,
   type WarcWriterOptions,

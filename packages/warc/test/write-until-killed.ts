@@ -1,11 +1,16 @@
 /**
  * Child process of the crash test: writes ~200 KB records into DIR as pod `crash` until it is
- * killed, printing "ready" after the first one (argv: DIR).
+ * killed, printing "ready" after the first one (argv: DIR, then `thread` to write through
+ * ThreadedWarcWriter as the pod does, or `inline` for WarcWriter on this thread).
  */
 import { randomBytes } from 'node:crypto';
-import { WarcWriter } from '../src/index.js';
+import { ThreadedWarcWriter, WarcWriter } from '../src/index.js';
 
-const writer = await WarcWriter.open({ dir: process.argv[2]!, pod: 'crash' });
+const options = { dir: process.argv[2]!, pod: 'crash' };
+const writer =
+  process.argv[3] === 'thread'
+    ? await ThreadedWarcWriter.open(options)
+    : await WarcWriter.open(options);
 for (let i = 0; ; i++) {
   // Random bytes do not compress: each member is ~200 KB, so a kill lands inside one often.
   await writer.write({

@@ -4,8 +4,9 @@
  * delay of 1 s in three modes — WARC off, WARC on, WARC on + the example page handler
  * (`examples/extract-headings.mjs`) — interleaved over `BENCH_WARC_REPS` rounds (default 2) so
  * load on a shared machine hits every mode alike, and prints per run and as the median of the
- * rounds the fraction of the politeness bound D/d, pod CPU ms per page and disk MB/s written,
- * with the differences and ratios to WARC off. The writer alone, less noisy:
+ * rounds the fraction of the politeness bound D/d, pod CPU ms per page (the whole process, the
+ * WARC writer's worker thread included) and of its main JavaScript thread alone, and disk MB/s
+ * written, with the differences and ratios to WARC off, and the load average during each run. The writer alone, less noisy:
  * `npm run bench -- warc/bench/writer` (packages/warc). Part 2: `wget --warc-file` and shardline archive the same small site (plain
  * hosts, no delay); records per page and bytes per page of each, records counted by warcio.
  *
@@ -15,7 +16,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CrawlerPod } from '@shardline/crawler';
@@ -70,7 +71,11 @@ interface PhaseResult {
   pages: number;
   fraction: number;
   podMsPerPage: number;
+  /** The main JavaScript thread's share of podMsPerPage. */
+  mainMsPerPage: number;
   diskMBps: number;
+  /** 1-minute load average at the end of the window. */
+  load: number;
 }
 
 async function phase(server: RedisServer, mode: Mode, run: number): Promise<PhaseResult> {
@@ -81,7 +86,7 @@ async function phase(server: RedisServer, mode: Mode, run: number): Promise<Phas
   const redis = new Redis(server.url, { maxRetriesPerRequest: null });
   const frontier = new RedisFrontier({ redis, prefix, ownerOf: () => podId });
   await frontier.enqueue(web.seeds);
-  const samples: { cpuUs: number }[] = [];
+  const samples: { cpuUs: number; mainCpuUs: number }[] = [];
   const pod = spawn(
     process.execPath,
     [...SOURCE_NODE_FLAGS, '--import', probe, join(root, 'services', 'crawler', 'src', 'main.ts')],
@@ -107,7 +112,7 @@ async function phase(server: RedisServer, mode: Mode, run: number): Promise<Phas
     },
   );
   createInterface({ input: pod.stdio[3] as NodeJS.ReadableStream }).on('line', (line) => {
-    samples.push(JSON.parse(line) as { cpuUs: number });
+    samples.push(JSON.parse(line) as { cpuUs: number; mainCpuUs: number });
   });
   const exited = new Promise((resolve) => pod.once('exit', resolve));
   const fetched = async () => (await frontier.stats()).fetched ?? 0;
@@ -116,6 +121,7 @@ async function phase(server: RedisServer, mode: Mode, run: number): Promise<Phas
     at: Date.now(),
     pages: await fetched(),
     cpu: samples.at(-1)!.cpuUs,
+    mainCpu: samples.at(-1)!.mainCpuUs,
     disk: dirBytes(warcDir),
   };
   await new Promise((r) => setTimeout(r, WINDOW_MS));
@@ -123,8 +129,10 @@ async function phase(server: RedisServer, mode: Mode, run: number): Promise<Phas
     at: Date.now(),
     pages: await fetched(),
     cpu: samples.at(-1)!.cpuUs,
+    mainCpu: samples.at(-1)!.mainCpuUs,
     disk: dirBytes(warcDir),
   };
+  const load = loadavg()[0]!;
   pod.kill('SIGTERM');
   await exited;
   await redis.quit();
@@ -137,7 +145,9 @@ async function phase(server: RedisServer, mode: Mode, run: number): Promise<Phas
     pages,
     fraction: pages / seconds / (HOSTS / (DELAY_MS / 1000)),
     podMsPerPage: (end.cpu - start.cpu) / 1000 / pages,
+    mainMsPerPage: (end.mainCpu - start.mainCpu) / 1000 / pages,
     diskMBps: (end.disk - start.disk) / MB / seconds,
+    load,
   };
 }
 
@@ -253,12 +263,17 @@ async function cost(server: RedisServer): Promise<void> {
     `one pod process (sources under tsx), D = ${HOSTS} hosts, d = ${DELAY_MS} ms, ${WINDOW_MS / 1000} s window each, ${reps} interleaved rounds`,
   );
   console.log(
-    'mode          round   pages   fraction  Δ fraction  pod ms/page  Δ ms/page  CPU ratio  disk MB/s',
+    'mode          round   pages   fraction  Δ fraction  pod ms/page  Δ ms/page  CPU ratio  main ms/page  Δ main  disk MB/s  load',
   );
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  // Of an even count, the mean of the middle two (with 2 rounds: their mean, not the larger).
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
   const row = (r: PhaseResult, base: PhaseResult, round: string) =>
     console.log(
-      `${r.mode.padEnd(13)} ${round.padEnd(7)} ${String(Math.round(r.pages)).padEnd(7)} ${r.fraction.toFixed(3).padEnd(9)} ${(r.fraction - base.fraction).toFixed(3).padEnd(11)} ${r.podMsPerPage.toFixed(3).padEnd(12)} ${(r.podMsPerPage - base.podMsPerPage).toFixed(3).padEnd(10)} ${(r.podMsPerPage / base.podMsPerPage).toFixed(2).padEnd(10)} ${r.diskMBps.toFixed(2)}`,
+      `${r.mode.padEnd(13)} ${round.padEnd(7)} ${String(Math.round(r.pages)).padEnd(7)} ${r.fraction.toFixed(3).padEnd(9)} ${(r.fraction - base.fraction).toFixed(3).padEnd(11)} ${r.podMsPerPage.toFixed(3).padEnd(12)} ${(r.podMsPerPage - base.podMsPerPage).toFixed(3).padEnd(10)} ${(r.podMsPerPage / base.podMsPerPage).toFixed(2).padEnd(10)} ${r.mainMsPerPage.toFixed(3).padEnd(13)} ${(r.mainMsPerPage - base.mainMsPerPage).toFixed(3).padEnd(7)} ${r.diskMBps.toFixed(2).padEnd(10)} ${r.load.toFixed(1)}`,
     );
   for (let rep = 0; rep < reps; rep++) {
     for (const list of runs) row(list[rep]!, runs[0]![rep]!, String(rep + 1));
@@ -268,7 +283,9 @@ async function cost(server: RedisServer): Promise<void> {
     pages: median(list.map((r) => r.pages)),
     fraction: median(list.map((r) => r.fraction)),
     podMsPerPage: median(list.map((r) => r.podMsPerPage)),
+    mainMsPerPage: median(list.map((r) => r.mainMsPerPage)),
     diskMBps: median(list.map((r) => r.diskMBps)),
+    load: median(list.map((r) => r.load)),
   }));
   for (const m of medians) row(m, medians[0]!, 'median');
 }

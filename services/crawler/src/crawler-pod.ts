@@ -253,6 +253,7 @@ export class CrawlerPod {
       robotsSharedCache: robots.sharedCacheErrors,
       robotsObserver: robots.onFetchErrors,
       fetchObserver: this.#p.fetcher.stats().onSentErrors,
+      warcThread: this.#p.archive?.stats().threadCrashes ?? 0,
       ...this.#p.faults.stats(),
     };
   }

@@ -109,5 +109,7 @@ export interface PodStats {
     redisOom: number;
     /** 1 when the pod stopped because Redis lost the frontier (`SHARDLINE_ERR_FRONTIER_LOST`). */
     frontierLost: number;
+    /** Deaths of the WARC writer's thread (`SHARDLINE_ERR_WARC_THREAD`); 0 without an archive. */
+    warcThread: number;
   };
 }

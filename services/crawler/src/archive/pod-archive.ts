@@ -1,15 +1,17 @@
 /**
- * The pod's WARC archive: one `WarcWriter` in the pod's WARC directory, opened (and this pod's
- * unfinished files repaired) when the pod starts, closed when it stops. Pages are archived by
+ * The pod's WARC archive: one `ThreadedWarcWriter` in the pod's WARC directory — the records
+ * are built, gzipped and appended on the writer's own worker thread, off the pod's JavaScript
+ * thread — opened (and this pod's unfinished files repaired) when the pod starts, closed (the
+ * thread ended) when it stops. Pages are archived by
  * the pipeline's archive stage before their lease completes; robots.txt requests are archived
  * as they happen, and a stop waits for those writes.
  */
 import type { DnsCache } from '@shardline/dns';
 import {
   type RevisitOf,
+  ThreadedWarcWriter,
+  type ThreadedWarcWriterStats,
   type WarcLocation,
-  WarcWriter,
-  type WarcWriterStats,
 } from '@shardline/warc';
 import type { Logger } from 'pino';
 import type { FetchOutcome } from '../fetch-types.js';
@@ -26,13 +28,15 @@ export interface PodArchiveOptions {
   /** Where the address a host resolved to comes from (`WARC-IP-Address`). */
   dns: Pick<DnsCache, 'resolve'>;
   logger: Logger;
+  /** Heap limit of the writer's thread, MB. @default Node's default */
+  threadHeapMb?: number;
 }
 
 /** Hosts whose address is remembered at once (then forgotten all together and resolved again). */
 const MAX_REMEMBERED_HOSTS = 10_000;
 
 /** Counters of the archive. */
-export interface ArchiveStats extends Omit<WarcWriterStats, 'repaired'> {
+export interface ArchiveStats extends Omit<ThreadedWarcWriterStats, 'repaired'> {
   dir: string;
   /** Files this pod repaired at start (a crash had left them open). */
   repairedFiles: number;
@@ -41,7 +45,7 @@ export interface ArchiveStats extends Omit<WarcWriterStats, 'repaired'> {
 /** The pod's WARC output; see the file comment. */
 export class PodArchive {
   readonly #o: PodArchiveOptions;
-  #writer: WarcWriter | undefined;
+  #writer: ThreadedWarcWriter | undefined;
   readonly #background = new Set<Promise<unknown>>();
   // The address each host last resolved to, until the answer expires: resolving again for each
   // record (an async call through the DNS cache) was a tenth of the archive's CPU per page.
@@ -55,11 +59,16 @@ export class PodArchive {
   /** Opens the writer: repairs and closes this pod's unfinished files first. */
   async start(): Promise<void> {
     if (this.#writer) return;
-    this.#writer = await WarcWriter.open({
+    const logger = this.#o.logger;
+    this.#writer = await ThreadedWarcWriter.open({
       dir: this.#o.dir,
       pod: this.#o.pod,
       maxFileBytes: this.#o.maxFileBytes,
       info: this.#o.info,
+      ...(this.#o.threadHeapMb === undefined ? {} : { threadHeapMb: this.#o.threadHeapMb }),
+      // Counted in stats().warc.threadCrashes; the leases whose records it held fail (retried).
+      onThreadExit: (error) =>
+        logger.error({ err: error }, 'WARC writer thread died; the next write starts another'),
     });
     for (const report of this.#writer.stats().repaired) {
       this.#o.logger.warn(report, 'WARC file left open by a crash: repaired and closed');
@@ -113,6 +122,7 @@ export class PodArchive {
       filesClosed: 0,
       errors: 0,
       repaired: [],
+      threadCrashes: 0,
     };
     return {
       dir: this.#o.dir,
