@@ -82,7 +82,7 @@ describe('claim ahead at the server', () => {
     }
   }, 60_000);
 
-  it('a restarted pod (nothing in its local gate) claims ahead and still waits for the turn', async () => {
+  it('a restarted pod (nothing in its local gate) claims ahead and waits for the turn, robots.txt too', async () => {
     const web = await startLoggingServer('127.0.0.6');
     n += 1;
     const prefix = `cah${n}`;
@@ -97,9 +97,12 @@ describe('claim ahead at the server', () => {
       // Stopped before it claims the next URL (900 ms ahead of its turn, 100 ms after this send):
       // the next pod knows of that send only through the turn Redis keeps.
       await first.stop();
+      // And robots.txt forgotten: the next pod's first request, claimed ahead, is robots.txt.
+      await redis.del(`${prefix}:robots:${web.origin('restart.test')}`);
       second = podOf('default', web, 'restart.test', prefix, options);
       await second.start();
       await vi.waitFor(() => expect(pages()).toHaveLength(3), WAIT);
+      expect(web.log.filter((e) => e.path === '/robots.txt')).toHaveLength(2);
       expectGaps(web, 1000);
     } finally {
       await first.stop();
