@@ -17,16 +17,23 @@
   ARGV[9] dead-letter cap per domain
   ARGV[10] refilling budget: claims per window per domain (0 = none; budget.lua)
   ARGV[11] budget window (ms)
+  ARGV[12] claim-ahead lead (ms; 0 or absent = none): a URL may be claimed up to this long
+           before next_allowed_at; its lease then starts at next_allowed_at (notBefore below)
+           and the caller must not send before that Redis time
 
   Gate (all must hold for each URL): domain not paused, now >= next_allowed_at and past
   any operator block of the host or domain, in flight (in every crawl) < concurrency, queue not empty,
   the domain's refilling budget not spent, and the host's crawl limit not reached (host.lua
-  limit_room: fetched + leases out of the host in this crawl < lim). Each claim sets next_allowed_at =
-  now + effective delay, reserving the start-to-start gap.
+  limit_room: fetched + leases out of the host in this crawl < lim). Each claim sets
+  next_allowed_at = start + effective delay, reserving the start-to-start gap, where start =
+  max(now, next_allowed_at): later than now only for a URL claimed ahead (ARGV[12]), which
+  counts as in flight from the claim on (a holder that dies before sending keeps the slot
+  until the reap).
 
   Returns { seq, score, nowMs, reapedCount, reapedHolders (comma list, one per reaped
-    lease, with ':dead' when it went to the dead letters), leaseField1, deadline1,
-    level1, entry1, leaseField2, ... }
+    lease, with ':dead' when it went to the dead letters), replyAtUs (Redis time in µs read
+    last, to map notBefore onto the caller's monotonic clock), leaseField1, deadline1,
+    level1, entry1, notBefore1 (Redis ms; > nowMs only when claimed ahead), leaseField2, ... }
   Side effects: host state (f, id, q, seq; n in the politeness hash, host.lua), lease hash/deadlines, domain counters
   f, q, claimed, rep, dead, rs, budget bw/bn/be; dead letters; due refetches moved from the
   host's schedule to its queue (at most ARGV[4]).
@@ -50,6 +57,7 @@ local reap_max = tonumber(ARGV[7])
 local max_retries = tonumber(ARGV[8])
 local dead_cap = tonumber(ARGV[9])
 local budget, budget_period = tonumber(ARGV[10]) or 0, tonumber(ARGV[11]) or 0
+local lead = tonumber(ARGV[12]) or 0
 local now = now_ms()
 local skey = hkey(root, host, 's')
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
@@ -75,7 +83,10 @@ local room = limit_room(root, host)
 while got < max and got < room and not paused do
   local st = host_state(root, host)
   local conc = tonumber(st.c) or default_conc
-  if st.q <= 0 or st.fa >= conc or now < not_before(root, st) then break end
+  local start = math.max(now, not_before(root, st))
+  -- Only the politeness gap opens ahead: operator blocks and budgets open at their own time.
+  local ahead = (start == st.n) and lead or 0
+  if st.q <= 0 or st.fa >= conc or start > now + ahead then break end
   if not budget_take(dkey, now, budget, budget_period) then break end
   local entry, level = queue_pop(root, host)
   if not entry then break end
@@ -88,7 +99,7 @@ while got < max and got < room and not paused do
   end
   redis.call('HSET', hkey(root, host, 'L'), field,
     fmt(deadline) .. ',' .. holder .. ',' .. fmt(now) .. ',' .. level .. ',' .. entry)
-  redis.call('HSET', pk, 'n', fmt(now + effective_delay(st, default_delay)))
+  redis.call('HSET', pk, 'n', fmt(start + effective_delay(st, default_delay)))
   flight_add(root, host, 1)
   redis.call('HINCRBY', dkey, 'f', 1)
   redis.call('HINCRBY', dkey, 'q', -1)
@@ -98,9 +109,12 @@ while got < max and got < room and not paused do
   leases[#leases + 1] = fmt(deadline)
   leases[#leases + 1] = level
   leases[#leases + 1] = entry
+  leases[#leases + 1] = fmt(start)
 end
 
 local seq, score = host_schedule(root, host, paused, default_conc)
-local reply = { seq, score, fmt(now), #reaped, table.concat(reaped, ',') }
+local t = redis.call('TIME')
+local reply = { seq, score, fmt(now), #reaped, table.concat(reaped, ','),
+  t[1] .. string.format('%06d', tonumber(t[2])) }
 for _, v in ipairs(leases) do reply[#reply + 1] = v end
 return reply

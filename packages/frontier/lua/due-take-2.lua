@@ -9,6 +9,8 @@
   KEYS[2] due meta    HASH (untouched; named for the slot and for the header)
   ARGV[1] most members to take
   ARGV[2] hold (ms)
+  ARGV[3] lead (ms; 0 or absent = none): also takes hosts due within this long, for a claim
+          ahead (claim-2.lua ARGV[12])
 
   Returns { nowMs, earliestDueMs or '' (after the holds), member1, member2, ... }.
   No allow-oom flag: Redis refuses it whole while full, so a claim that would be refused
@@ -17,7 +19,8 @@
 --@include "time"
 
 local now = now_ms()
-local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+local lead = tonumber(ARGV[3]) or 0
+local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now + lead, 'LIMIT', 0, tonumber(ARGV[1]))
 for _, m in ipairs(members) do
   redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), m)
 end

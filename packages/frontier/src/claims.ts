@@ -18,6 +18,8 @@ import type { ClaimRequest, ClaimResult, Lease } from './types.js';
 const MAX_CLAIM = 10_000;
 /** Hosts one claim may name (`ClaimRequest.hosts`). */
 const MAX_NAMED_HOSTS = 100;
+/** Longest claim-ahead lead: an early lease holds its host's slot (and a fetch slot) until then. */
+export const MAX_CLAIM_LEAD_MS = 1000;
 
 /** A host of a due index: `<domain>/<host>` decoded. */
 type DueRef = { domain: string; host: string };
@@ -50,7 +52,13 @@ export class Claims {
     if (!Number.isSafeInteger(maxPerHost) || maxPerHost < 1) {
       throw new FrontierArgumentError('maxPerHost', maxPerHost, 'a positive integer');
     }
-    const take = request.hosts ? await this.#named(pod, request.hosts) : await this.#take(pod, max);
+    const leadMs = request.leadMs ?? 0;
+    if (!Number.isSafeInteger(leadMs) || leadMs < 0 || leadMs > MAX_CLAIM_LEAD_MS) {
+      throw new FrontierArgumentError('leadMs', leadMs, `an integer in 0..${MAX_CLAIM_LEAD_MS}`);
+    }
+    const take = request.hosts
+      ? await this.#named(pod, request.hosts)
+      : await this.#take(pod, max, leadMs);
     if (take.hosts.length === 0) {
       return { leases: [], nextDueAtMs: take.earliestMs, nowMs: take.nowMs, reaped: 0 };
     }
@@ -64,7 +72,7 @@ export class Claims {
     // owner without the claim waiting for them: right after a ring change a claim can
     // find dozens, and its own leases (already written) must not wait for their moves.
     this.#forward(foreign);
-    const visit = await this.#visit(pod, mine, max, { leaseTimeoutMs, maxPerHost });
+    const visit = await this.#visit(pod, mine, max, { leaseTimeoutMs, maxPerHost, leadMs });
     if (visit.leases.length > 0) request.onLeases?.(visit.leases);
     const after = (await this.#index.apply(visit.updates, visit.counters)).get(pod);
     return {
@@ -80,11 +88,12 @@ export class Claims {
   /** See `RedisFrontier.reap`. */
   async reap(request: { pod: string; max?: number }): Promise<number> {
     const pod = checkPod(request?.pod);
-    const take = await this.#take(pod, request.max ?? 100);
+    const take = await this.#take(pod, request.max ?? 100, 0);
     if (take.hosts.length === 0) return 0;
     const visit = await this.#visit(pod, take.hosts, 0, {
       leaseTimeoutMs: this.#ctx.options.leaseTimeoutMs,
       maxPerHost: 0,
+      leadMs: 0,
     });
     await this.#index.apply(visit.updates, visit.counters);
     return visit.reaped;
@@ -135,17 +144,18 @@ export class Claims {
     };
   }
 
-  /** Runs due-take-2.lua: takes up to `max` due hosts of `pod` and holds them. */
+  /** Runs due-take-2.lua: takes up to `max` hosts of `pod` due within `leadMs` and holds them. */
   async #take(
     pod: string,
     max: number,
+    leadMs: number,
   ): Promise<{ hosts: DueRef[]; nowMs: number; earliestMs: number | null }> {
     const { keys, exec, options } = this.#ctx;
     this.#index.register(pod);
     const take = asArray(
       await exec.script({
         command: C['due-take'],
-        args: [keys.due(pod), keys.dueMeta(pod), max, options.claimHoldMs],
+        args: [keys.due(pod), keys.dueMeta(pod), max, options.claimHoldMs, leadMs],
       }),
       'due-take',
     );
@@ -161,7 +171,7 @@ export class Claims {
     pod: string,
     hosts: DueRef[],
     max: number,
-    limits: { leaseTimeoutMs: number; maxPerHost: number },
+    limits: { leaseTimeoutMs: number; maxPerHost: number; leadMs: number },
   ) {
     const { keys, exec, options: o } = this.#ctx;
     // Spread `max` over the hosts: each gets one, the first ones a share of the rest.
@@ -187,9 +197,13 @@ export class Claims {
         o.deadLetterCap,
         o.domainBudget?.pages ?? 0,
         o.domainBudget?.periodMs ?? 0,
+        limits.leadMs,
       ],
     }));
     const replies = await exec.scripts(calls);
+    // Read after every reply arrived: Redis time at this instant is at least each reply's
+    // replyAtUs, so replyAtUs + local time elapsed since then never runs ahead of Redis.
+    const receivedPerfMs = performance.now();
     const leases: Lease[] = [];
     const updates = new IndexBatch();
     const counters = new Counters(keys);
@@ -213,8 +227,10 @@ export class Claims {
           } else counters.queued(domain, 1);
         }
       }
-      for (let j = 5; j + 3 < r.length; j += 4) {
+      const replyAtUs = Number(r[5]);
+      for (let j = 6; j + 4 < r.length; j += 5) {
         const e = unpackEntry(String(r[j + 3]));
+        const notBeforeMs = Number(r[j + 4]);
         leases.push({
           id: leaseId(domain, String(r[j])),
           url: e.url,
@@ -229,6 +245,12 @@ export class Claims {
           meta: e.meta,
           ...(e.refetchAfterMs === undefined ? {} : { refetchAfterMs: e.refetchAfterMs }),
           ...(e.validators === undefined ? {} : { validators: e.validators }),
+          ...(notBeforeMs > claimedAtMs
+            ? {
+                notBeforeMs,
+                notBeforePerfMs: receivedPerfMs + (notBeforeMs * 1000 - replyAtUs) / 1000,
+              }
+            : {}),
         });
         counters.queued(domain, -1);
         counters.add('claimed', 1, pod);

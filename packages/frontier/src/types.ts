@@ -101,6 +101,18 @@ export interface Lease {
    * as `If-None-Match` / `If-Modified-Since`.
    */
   validators?: Validators;
+  /**
+   * Claimed ahead (`ClaimRequest.leadMs`): the Redis time (ms) before which no request of this
+   * lease may be sent, the host's next-allowed time. Absent when the lease may go at once.
+   */
+  notBeforeMs?: number;
+  /**
+   * `notBeforeMs` on this process's `performance.now()` clock, mapped so that it is never
+   * early: Redis time read last in the claim script, plus the local time elapsed since its
+   * reply arrived, can only under-estimate Redis time, whatever the wall clocks say. Wait until
+   * `performance.now() >= notBeforePerfMs` before the first request (robots.txt included).
+   */
+  notBeforePerfMs?: number;
 }
 
 /** The fields of a {@link Lease} that identify it. */
@@ -124,6 +136,14 @@ export interface ClaimRequest {
    * from the pod's due index. At most 100. @default the due index
    */
   hosts?: readonly string[];
+  /**
+   * Claim ahead (ms, 0..1000): also hand out a host's next URL up to this long before its
+   * next-allowed time. Such a lease counts as in flight at once and carries `notBeforeMs` /
+   * `notBeforePerfMs`: the caller must not send before then (the host's gap is reserved from
+   * that time, not from the claim). Lets a pod do its claim round trips before the host is
+   * due and send on time. Only a caller that honours `notBeforePerfMs` may set it. @default 0
+   */
+  leadMs?: number;
   /**
    * Called with the leases as soon as they are written, one round trip before the claim
    * resolves (the due index is re-scored meanwhile), so their fetches can start at once;

@@ -39,6 +39,7 @@ import { HandlerStage } from './pipeline/handler-stage.js';
 import { LeasePipeline } from './pipeline/lease-pipeline.js';
 import { LinkEnqueuer } from './pipeline/link-enqueuer.js';
 import { LinkFilter } from './pipeline/link-filter.js';
+import { NotBeforeStage } from './pipeline/not-before.js';
 import { RobotsStage } from './pipeline/robots-stage.js';
 import { SendGateStage } from './pipeline/send-gate-stage.js';
 import { type CompleteItem, completeSinceSent, Settler } from './pipeline/settle.js';
@@ -301,6 +302,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
           ),
       }),
     ),
+    new NotBeforeStage(),
     new RobotsStage({
       loader: robots,
       frontier: writes,
@@ -361,6 +363,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     handle: (lease, signal) => pipeline.handle(lease, signal),
     minClaimIntervalMs: s.minClaimIntervalMs,
     maxIdleSleepMs: s.maxIdleSleepMs,
+    claimLeadMs: s.claimLeadMs,
     heartbeatIntervalMs: s.leaseTimeoutMs > 0 ? s.heartbeatIntervalMs : 0,
     onError: (error, where) => {
       // A full Redis is logged once per episode by `faults`, not once per claim.

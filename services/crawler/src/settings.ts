@@ -10,7 +10,13 @@
  * The flag and env names are a user contract: rename none of them.
  */
 import { hostname } from 'node:os';
-import { CRAWL_ID, crawlKeyPrefix, DEFAULT_CRAWL, isCrawlId } from '@shardline/frontier';
+import {
+  CRAWL_ID,
+  crawlKeyPrefix,
+  DEFAULT_CRAWL,
+  isCrawlId,
+  MAX_CLAIM_LEAD_MS,
+} from '@shardline/frontier';
 import type { Setting, SettingKind, SettingValue } from './setting-kinds.js';
 import { CRAWL_CONTROL_SETTINGS } from './settings-crawl-control.js';
 import { FETCH_SETTINGS } from './settings-fetch.js';
@@ -252,6 +258,15 @@ export const POD_SETTINGS = {
     kind: 'int',
     doc: 'shortest gap between claims that left slots free',
     default: 10,
+  },
+  claimLeadMs: {
+    env: 'CLAIM_LEAD_MS',
+    flag: 'claim-lead-ms',
+    kind: 'int',
+    doc: 'claim a host’s next URL up to this long before its turn, then send at its turn (0 = claim when due)',
+    default: 25,
+    min: 0,
+    max: MAX_CLAIM_LEAD_MS,
   },
   maxIdleSleepMs: {
     env: 'MAX_IDLE_SLEEP_MS',

@@ -18,6 +18,7 @@ export interface LoopFrontier {
   claim(request: {
     pod: string;
     max?: number;
+    leadMs?: number;
     onLeases?: (leases: readonly Lease[]) => void;
   }): Promise<ClaimResult>;
   heartbeat(lease: LeaseRef): Promise<number>;
@@ -51,6 +52,12 @@ export interface WorkLoopOptions {
   minClaimIntervalMs: number;
   /** Longest sleep between claims (covers a missed wake message). */
   maxIdleSleepMs: number;
+  /**
+   * Claim ahead: wake this long before the next due time and claim hosts due within it (the
+   * frontier's `leadMs`); the leases carry `notBeforePerfMs` and `handle` must not send before.
+   * @default 0
+   */
+  claimLeadMs?: number;
   /** Heartbeat sweep period; leases older than this are extended. 0 = no heartbeats. */
   heartbeatIntervalMs: number;
   /**
@@ -107,6 +114,7 @@ export class WorkLoop {
   // Redis time minus local time, from the last claim (wake messages carry Redis ms).
   #clockOffsetMs = 0;
   #heartbeatTimer: NodeJS.Timeout | undefined;
+  readonly #lead: number;
   #claims = 0;
   #emptyClaims = 0;
   #claimed = 0;
@@ -115,6 +123,7 @@ export class WorkLoop {
 
   constructor(options: WorkLoopOptions) {
     this.#o = options;
+    this.#lead = options.claimLeadMs ?? 0;
     this.#queue = new PQueue({ concurrency: options.concurrency });
   }
 
@@ -226,6 +235,7 @@ export class WorkLoop {
           result = await this.#o.frontier.claim({
             pod: this.#o.pod,
             max: free,
+            ...(this.#lead > 0 ? { leadMs: this.#lead } : {}),
             onLeases: (leases) => {
               for (const lease of leases) {
                 started.add(lease.id);
@@ -246,10 +256,12 @@ export class WorkLoop {
         if (this.#held.size === 0 && result.leases.length === 0 && this.#o.shouldExit) {
           if (await this.#o.shouldExit()) break;
         }
+        // Claiming ahead: wake `lead` before the host is due, so the claim's round trips are
+        // done by then and the lease waits for its turn locally.
         const dueLocal =
           result.nextDueAtMs === null
             ? Number.POSITIVE_INFINITY
-            : result.nextDueAtMs - this.#clockOffsetMs;
+            : result.nextDueAtMs - this.#clockOffsetMs - this.#lead;
         const until = Math.min(dueLocal, this.#announcedDueMs, Date.now() + this.#o.maxIdleSleepMs);
         if (until > Date.now()) await this.#sleep(until, false);
       }
@@ -316,7 +328,7 @@ export class WorkLoop {
     this.#wakes += 1;
     const dueRedis = Number(message);
     if (!Number.isFinite(dueRedis)) return;
-    const dueLocal = dueRedis - this.#clockOffsetMs;
+    const dueLocal = dueRedis - this.#clockOffsetMs - this.#lead;
     // Only a sleep waiting for due work cares; a full pod wakes on a freed slot instead.
     if (!this.#sleepResolve || this.#waitingForSlot || dueLocal >= this.#sleepUntil) {
       // Not sleeping (a claim is running): the sleep that follows must not outlast it.

@@ -139,6 +139,7 @@ const DEFAULTS = {
   exitWhenIdle: undefined,
   stopGraceMs: 10_000,
   minClaimIntervalMs: 10,
+  claimLeadMs: 25,
   maxIdleSleepMs: 1000,
 };
 
@@ -203,6 +204,7 @@ interface SettingOptionsContract {
   exitWhenIdle?: boolean | { graceMs?: number };
   stopGraceMs?: number;
   minClaimIntervalMs?: number;
+  claimLeadMs?: number;
   maxIdleSleepMs?: number;
 }
 

@@ -54,7 +54,7 @@ interface MemoryFrontierOptions {
 class MemoryFrontier implements LoopFrontier {
   readonly offsetMs: number;
   readonly queue: Lease[] = [];
-  readonly claims: { atMs: number; max: number; got: number }[] = [];
+  readonly claims: { atMs: number; max: number; got: number; leadMs?: number }[] = [];
   /** Every lease handed out, in order. */
   readonly handedOut: Lease[] = [];
   /** One entry per heartbeat call: when, and which leases. */
@@ -90,7 +90,7 @@ class MemoryFrontier implements LoopFrontier {
     return Date.now() + this.offsetMs;
   }
 
-  async claim(request: { pod: string; max?: number }): Promise<ClaimResult> {
+  async claim(request: { pod: string; max?: number; leadMs?: number }): Promise<ClaimResult> {
     const max = request.max ?? 1;
     const atMs = Date.now();
     // What is due is decided when the claim runs, as in the claim script.
@@ -99,7 +99,12 @@ class MemoryFrontier implements LoopFrontier {
     const nextDueAtMs =
       this.queue.length > 0 ? nowMs : this.dueInMs === null ? null : nowMs + this.dueInMs;
     if (this.#claimMs > 0) await sleep(this.#claimMs);
-    this.claims.push({ atMs, max, got: leases.length });
+    this.claims.push({
+      atMs,
+      max,
+      got: leases.length,
+      ...(request.leadMs === undefined ? {} : { leadMs: request.leadMs }),
+    });
     if (this.failNextClaims > 0) {
       this.failNextClaims -= 1;
       this.queue.unshift(...leases);
@@ -341,6 +346,25 @@ describe('WorkLoop sleeps', () => {
     await vi.waitFor(() => expect(frontier.claims).toHaveLength(2), { timeout: 5_000 });
     const [first, second] = frontier.claims;
     expect(second!.atMs - first!.atMs).toBeGreaterThanOrEqual(380);
+  });
+
+  it('with claimLeadMs, claims that long before the next due time (and wake message), asking for the lead', async () => {
+    const { frontier, wake } = await rig({ claimLeadMs: 300 }, { offsetMs: 3_600_000 }, (f) => {
+      f.dueInMs = 700;
+    });
+    await vi.waitFor(() => expect(frontier.claims).toHaveLength(2), { timeout: 5_000 });
+    const [first, second] = frontier.claims;
+    expect(second!.atMs - first!.atMs).toBeGreaterThanOrEqual(380);
+    // Without the lead it would sleep the whole 700 ms.
+    expect(second!.atMs - first!.atMs).toBeLessThan(680);
+    expect(frontier.claims.map((c) => c.leadMs)).toEqual([300, 300]);
+    // A wake message is taken the lead early too.
+    frontier.dueInMs = 60_000;
+    await vi.waitFor(() => expect(frontier.claims).toHaveLength(3), { timeout: 5_000 });
+    const sentAt = Date.now();
+    await wake(500);
+    await vi.waitFor(() => expect(frontier.claims).toHaveLength(4), { timeout: 5_000 });
+    expect(frontier.claims[3]!.atMs - sentAt).toBeLessThan(480);
   });
 
   it('a wake message for an earlier due time ends the sleep; a later one does not', async () => {

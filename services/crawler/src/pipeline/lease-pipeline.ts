@@ -4,8 +4,8 @@
  * stage passed on is completed. The {@link Settler} then records the end. The pod's stages,
  * in order (`build-pod.ts`):
  *
- *   vet-address → robots → send-gate → fetch → [archive] → classify → [page-handler]
- *     → discover-links → (settle)
+ *   vet-address → not-before → robots → send-gate → fetch → [archive] → classify
+ *     → [page-handler] → discover-links → (settle)
  *
  * The archive (with a WARC directory) keeps every response before anything settles the lease;
  * the page handler (with a handler) runs on pages that completed, before their links are
