@@ -20,7 +20,8 @@
   ARGV[14] greatest refetch interval (ms) when adaptive
   ARGV[15] content changed: '1' | '0' | '' unknown
   ARGV[16] validators: '' keep the stored ones, else '=' followed by the new ones
-  ARGV[17] ms since the request was sent, by the pod's monotonic clock ('' or 0 = unknown)
+  ARGV[17] ms since the request was sent, by the pod's monotonic clock, µs fractions allowed
+          ('' or 0 = unknown)
   ARGV[18] the caller's schedule (ms), beating the URL's interval and ARGV[11]: '' (or absent)
            none given; '0' done, never refetched; n > 0 fetched again n ms from now
 
@@ -68,14 +69,11 @@ if not freed then
   st = host_state(root, host)
   -- Start of the request: the gap is start-to-start, so it counts from the send, not from now.
   -- The pod passes a duration (never its clock: skew cannot move it) measured before this call
-  -- was sent, so now - ARGV[17] is at or after the real send; never before the claim (a bogus
-  -- duration cannot move the gap earlier than the claim's own reservation).
-  -- TIME is floored to the ms here and the pod floors its duration: + 1 keeps sent_at at or
-  -- after the real send.
+  -- was sent; time.lua's sent_at_ms turns it into a send time at or after the real one.
   local _, _, claimed_at = lease_parse(v)
   local since_sent = tonumber(ARGV[17]) or 0
   local sent_at = now
-  if since_sent > 0 then sent_at = math.max(claimed_at, now - since_sent + 1) end
+  if since_sent > 0 then sent_at = sent_at_ms(since_sent, claimed_at) end
   local next_at = math.max(st.n, sent_at + effective_delay(st, tonumber(ARGV[9])))
   redis.call('HSET', pk, 'n', fmt(next_at))
 end

@@ -18,8 +18,8 @@
   ARGV[6] max delay (ms), caps the adaptive delay
   ARGV[7] default delay (ms)
   ARGV[8] default concurrency
-  ARGV[9] ms since the request was sent, by the pod's monotonic clock ('' or 0 = unknown):
-          the gap counts from the send, as in complete-2.lua
+  ARGV[9] ms since the request was sent, by the pod's monotonic clock, µs fractions allowed
+          ('' or 0 = unknown): the gap counts from the send, as in complete-2.lua
 
   Returns { status, seq, score }: status 0 ok (also when the slot was already freed: nothing
   changes then), 1 lease not found, 2 held by another pod.
@@ -48,10 +48,10 @@ if redis.call('SADD', hkey(root, host, 'U'), field) == 1 then
   local st = host_state(root, host)
   adaptive_on_response(pk, tonumber(ARGV[5]), tonumber(ARGV[4]), tonumber(st.dl) or default_delay, tonumber(ARGV[6]))
   st = host_state(root, host)
-  -- As complete-2.lua: TIME is floored to the ms, so + 1 keeps sent_at at or after the send.
+  -- As complete-2.lua: a send time at or after the real one (time.lua's sent_at_ms).
   local since_sent = tonumber(ARGV[9]) or 0
   local sent_at = now
-  if since_sent > 0 then sent_at = math.max(claimed_at, now - since_sent + 1) end
+  if since_sent > 0 then sent_at = sent_at_ms(since_sent, claimed_at) end
   redis.call('HSET', pk, 'n', fmt(math.max(st.n, sent_at + effective_delay(st, default_delay))))
 end
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[8]))

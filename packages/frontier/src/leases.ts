@@ -74,17 +74,17 @@ export class Leases {
   ): Promise<(FrontierError | null)[]> {
     const o = this.#ctx.options;
     const ops = items.map(({ lease, result = {} }): LeaseOp => {
-      const { bytes = 0, durationMs = 0, links = 0, sinceSentMs = 0 } = result;
+      const { bytes = 0, durationMs = 0, links = 0 } = result;
       for (const [name, value] of [
         ['bytes', bytes],
         ['durationMs', durationMs],
         ['links', links],
-        ['sinceSentMs', sinceSentMs],
       ] as const) {
         if (!Number.isSafeInteger(value) || value < 0) {
           throw new FrontierArgumentError(name, value, 'a non-negative integer');
         }
       }
+      const sinceSentMs = sinceSentArg(result.sinceSentMs);
       const refetch = result.refetchAfterMs;
       if (
         refetch !== undefined &&
@@ -210,14 +210,10 @@ export class Leases {
 
   /** See `RedisFrontier.freeSlot`. */
   async freeSlot(lease: LeaseRef, durationMs: number, sinceSentMs: number): Promise<void> {
-    for (const [name, value] of [
-      ['durationMs', durationMs],
-      ['sinceSentMs', sinceSentMs],
-    ] as const) {
-      if (!Number.isSafeInteger(value) || value < 0) {
-        throw new FrontierArgumentError(name, value, 'a non-negative integer');
-      }
+    if (!Number.isSafeInteger(durationMs) || durationMs < 0) {
+      throw new FrontierArgumentError('durationMs', durationMs, 'a non-negative integer');
     }
+    const since = sinceSentArg(sinceSentMs);
     const o = this.#ctx.options;
     const op: LeaseOp = {
       lease,
@@ -227,7 +223,7 @@ export class Leases {
         o.maxDelayMs,
         o.defaultDelayMs,
         o.defaultConcurrency,
-        sinceSentMs,
+        since,
       ],
       // The lease is still out: its end counts it.
       count: () => undefined,
@@ -280,4 +276,15 @@ export class Leases {
     await this.#index.apply(updates, counters);
     return out;
   }
+}
+
+/**
+ * `sinceSentMs` as the scripts take it: ms with the µs fraction, rounded DOWN to the µs (a
+ * shorter duration only moves the send time the scripts derive later, never earlier).
+ */
+function sinceSentArg(value: number | undefined = 0): string {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new FrontierArgumentError('sinceSentMs', value, 'a non-negative finite number (ms)');
+  }
+  return (Math.floor(value * 1000) / 1000).toFixed(3);
 }

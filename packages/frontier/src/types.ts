@@ -182,11 +182,12 @@ export interface CompleteResult {
   /** Links found on the page. @default 0 */
   links?: number;
   /**
-   * Ms from the moment the request was sent to this call, by a monotonic clock. Politeness
-   * is start-to-start: the host's next request may then start the effective delay after
-   * this one's send (Redis time of the completion minus this, never before the claim)
-   * instead of after the completion. Measure it as late as possible: an earlier measure only
-   * makes the gap longer, never shorter. @default 0 (the gap counts from the completion)
+   * Ms from the moment the request was sent to this call, by a monotonic clock, with µs
+   * fractions (finer is rounded down). Politeness is start-to-start: the host's next request
+   * may then start the effective delay after this one's send (Redis µs time of the
+   * completion minus this, rounded up to the ms, never before the claim) instead of after
+   * the completion. Measure it as late as possible: an earlier measure only makes the gap
+   * longer, never shorter. @default 0 (the gap counts from the completion)
    */
   sinceSentMs?: number;
   /**

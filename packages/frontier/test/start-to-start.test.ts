@@ -12,9 +12,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('complete sinceSentMs', () => {
   const { connect, make } = frontierFixture('ss');
-  const redisNow = async (redis: Redis) => {
+  const redisNowUs = async (redis: Redis) => {
     const [sec, usec] = await redis.time();
-    return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+    return Number(sec) * 1_000_000 + Number(usec);
   };
   const nextAllowed = async (redis: Redis, keys: ReturnType<typeof make>['keys']) =>
     Number(await redis.hget(keys.hostState('ss-test.com', 'www.ss-test.com'), 'n'));
@@ -25,15 +25,30 @@ describe('complete sinceSentMs', () => {
     await frontier.enqueue(['https://www.ss-test.com/1', 'https://www.ss-test.com/2']);
     const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
     await sleep(300);
-    const before = await redisNow(redis);
-    await frontier.complete(lease!, { sinceSentMs: 250 });
-    const after = await redisNow(redis);
+    const before = await redisNowUs(redis);
+    await frontier.complete(lease!, { sinceSentMs: 250.7504 });
+    const after = await redisNowUs(redis);
     const n = await nextAllowed(redis, keys);
-    // The claim reserved claimedAt + 400; the send 250 ms before the completion is later.
-    // + 1: Redis TIME in scripts is whole ms, so the script adds one to never land early.
-    expect(n).toBeGreaterThanOrEqual(before - 250 + 400 + 1);
-    expect(n).toBeLessThanOrEqual(after - 250 + 400 + 1);
-    expect(n).toBeLessThan(before + 400);
+    // The claim reserved claimedAt + 400; the send 250.750 ms (µs kept, finer dropped)
+    // before the completion is later: Redis µs time minus that, rounded up to the ms.
+    const sentAt = (nowUs: number) => Math.ceil((nowUs - 250_750) / 1000);
+    expect(n).toBeGreaterThanOrEqual(sentAt(before) + 400);
+    expect(n).toBeLessThanOrEqual(sentAt(after) + 400);
+    expect(n).toBeLessThan(Math.floor(before / 1000) + 400);
+  });
+
+  it('freeSlot counts the gap from the send in µs too', async () => {
+    const redis = connect();
+    const { frontier, keys } = make({ defaultDelayMs: 400 });
+    await frontier.enqueue(['https://www.ss-test.com/1', 'https://www.ss-test.com/2']);
+    const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
+    await sleep(300);
+    const before = await redisNowUs(redis);
+    await frontier.freeSlot(lease!, { durationMs: 5, sinceSentMs: 120.25 });
+    const after = await redisNowUs(redis);
+    const n = await nextAllowed(redis, keys);
+    expect(n).toBeGreaterThanOrEqual(Math.ceil((before - 120_250) / 1000) + 400);
+    expect(n).toBeLessThanOrEqual(Math.ceil((after - 120_250) / 1000) + 400);
   });
 
   it('a duration reaching before the claim leaves the claim reservation', async () => {
@@ -72,11 +87,16 @@ describe('complete sinceSentMs', () => {
     expect(none).toEqual([]);
   });
 
-  it('rejects a negative or fractional duration, naming it', async () => {
+  it('rejects a negative or non-finite duration, naming it', async () => {
     const { frontier } = make();
     await frontier.enqueue(['https://www.ss-test.com/1']);
     const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
     await expect(frontier.complete(lease!, { sinceSentMs: -1 })).rejects.toThrow(/sinceSentMs/);
-    await expect(frontier.complete(lease!, { sinceSentMs: 1.5 })).rejects.toThrow(/sinceSentMs/);
+    await expect(
+      frontier.complete(lease!, { sinceSentMs: Number.POSITIVE_INFINITY }),
+    ).rejects.toThrow(/sinceSentMs/);
+    await expect(frontier.complete(lease!, { sinceSentMs: Number.NaN })).rejects.toThrow(
+      /sinceSentMs/,
+    );
   });
 });

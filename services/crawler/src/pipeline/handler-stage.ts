@@ -25,6 +25,7 @@ import type { ResultSink } from '../results.js';
 import { type FoundLink, type LeaseContext, required } from './lease-context.js';
 import type { LinkFilter } from './link-filter.js';
 import { durationOf } from './result-fields.js';
+import { microsSince } from './settle.js';
 import type { LeaseStage, Settlement } from './stage.js';
 
 /** Options of {@link HandlerStage}. */
@@ -69,7 +70,7 @@ export class HandlerStage implements LeaseStage {
         durationMs: durationOf(outcome),
         ...(ctx.sentAtPerfMs === undefined
           ? {}
-          : { sinceSentMs: Math.max(0, Math.floor(performance.now() - ctx.sentAtPerfMs)) }),
+          : { sinceSentMs: microsSince(ctx.sentAtPerfMs, performance.now()) }),
       });
     } catch (error) {
       // Reaped after a stall: another pod fetches the page again, and runs the handler there;

@@ -52,8 +52,17 @@ export function completeSinceSent(items: readonly CompleteItem[]) {
     result:
       sentAtPerfMs === undefined
         ? result
-        : { ...result, sinceSentMs: Math.max(0, Math.floor(now - sentAtPerfMs)) },
+        : { ...result, sinceSentMs: microsSince(sentAtPerfMs, now) },
   }));
+}
+
+/**
+ * Ms from `sentAtPerfMs` to `now` (both `performance.now()`), rounded down to the µs: the
+ * frontier derives the send time from it in Redis µs, so whole ms would cost each request
+ * up to a ms of its host's next slot (rounding down only ever makes that slot later).
+ */
+export function microsSince(sentAtPerfMs: number, now: number): number {
+  return Math.max(0, Math.floor((now - sentAtPerfMs) * 1000) / 1000);
 }
 
 /** Options of {@link Settler}. */
