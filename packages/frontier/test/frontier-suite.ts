@@ -535,6 +535,25 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       await expect(a.complete(held[0]!)).rejects.toBeInstanceOf(LeaseLostError);
     });
 
+    it('complete ends a failure streak: backoff and failure count cleared, delay back to the configured one', async () => {
+      const f = make({ defaultDelayMs: 100, backoffBaseMs: 400, backoffMaxMs: 400, maxRetries: 5 });
+      const redis = connect();
+      const state = keysOf(f).hostState('s.example', 's.example');
+      await f.enqueue(['https://s.example/a', 'https://s.example/b']);
+      const [a] = (await f.claim({ pod: 'pod-a' })).leases;
+      await f.fail(a!, { retryable: true, reason: 'timeout' });
+      expect((await redis.hmget(state, 'bo', 'fc'))[1]).toBe('1');
+      const retried = await claimNext(f, 5000, 20);
+      await f.completeMany([{ lease: retried }]);
+      expect(await redis.hmget(state, 'bo', 'fc')).toEqual([null, null]);
+      // The next claim reserves the configured 100 ms, not the 400 ms backoff.
+      const b = await claimNext(f, 5000, 20);
+      expect(Number(await redis.hget(state, 'n'))).toBe(b.claimedAtMs + 100);
+      // A success with no streak leaves no failure fields behind either.
+      await f.completeMany([{ lease: b }]);
+      expect(await redis.hmget(state, 'bo', 'fc')).toEqual([null, null]);
+    });
+
     it('fail: backs off, honours Retry-After, retries up to maxRetries, then dead-letters with the reason', async () => {
       const f = make({ maxRetries: 2, backoffBaseMs: 50, backoffMaxMs: 1000 });
       const redis = connect();
