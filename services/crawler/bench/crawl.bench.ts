@@ -11,7 +11,9 @@
  * counters and prints.
  *
  * Prints per phase: pages, pages/s against the politeness bound D/d (the baseline), CPU ms per
- * page (pod process, and pod + Redis), then the pod's RSS every 10 s with start / end / max and
+ * page (pod process, and pod + Redis), Redis CPU per page split by script and command with calls
+ * per page (test/helpers/redis-cpu.ts; the split is logged in a BENCH_SPLIT_MS window, default
+ * 8 s, after the clean one), then the pod's RSS every 10 s with start / end / max and
  * a least-squares slope in MB per 10k pages (flat = ~0), and the heap split at the end. It also
  * prints the RSS of an idle pod process (all modules loaded, nothing crawled).
  *
