@@ -3,7 +3,9 @@
  *
  * 1. Raw pipelined `ZADD` of the URLs into per-domain sorted sets (the baseline), then
  *    enqueue of the same URLs through the frontier, in the same batches, and
- *    claim+complete of all of them; rates and the ratio to the baseline.
+ *    claim+complete of all of them; rates and the ratio to the baseline; Redis CPU per
+ *    claimed+completed URL (`INFO cpu`) as URLs per second of one Redis core, split by script
+ *    and command (test/helpers/redis-cpu.ts).
  * 2. Redis memory per queued URL and per seen URL: `INFO memory` delta over 1,000,000 URLs
  *    enqueued on 10,000 domains, then on 100 domains of 10,000 URLs. The seen share is
  *    the drop when the seen buckets are deleted afterwards; everything else (queues,
@@ -13,6 +15,12 @@
  */
 import { Redis } from 'ioredis';
 import { startRedis } from '../../../test/helpers/redis.js';
+import {
+  cpuTable,
+  scriptNamesBySha,
+  scriptTimes,
+  startCpuWindow,
+} from '../../../test/helpers/redis-cpu.js';
 import { RedisFrontier } from '../src/index.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
@@ -86,8 +94,44 @@ async function throughput(redis: Redis): Promise<void> {
   for (const batch of all) await frontier.enqueue(batch);
   const enqueueRate = total / ((performance.now() - t) / 1000);
 
-  // claim+complete: 4 concurrent loops of claim(max = 250) then completeMany of the leases.
+  const names = scriptNamesBySha();
+  const endWindow = await startCpuWindow(redis);
   t = performance.now();
+  await claimAll(frontier, total);
+  const claimRate = total / ((performance.now() - t) / 1000);
+  const cpu = await endWindow();
+  // The split by script: a quarter of the URLs again (fresh prefix) with every command logged.
+  const again = new RedisFrontier({
+    redis,
+    ownerOf: () => 'bench',
+    prefix: 'tp-split',
+    defaultDelayMs: 0,
+    leaseTimeoutMs: 60_000,
+  });
+  const splitBatches = all.slice(0, Math.ceil(all.length / 4));
+  for (const batch of splitBatches) await again.enqueue(batch);
+  const splitTotal = splitBatches.reduce((n, b) => n + b.length, 0);
+  const splitRun = claimAll(again, splitTotal);
+  const split = await scriptTimes(redis, splitRun, names);
+  await splitRun;
+  console.log(`throughput: ${fmt(total)} URLs on ${fmt(domains)} domains, batches of ${BATCH}`);
+  console.log(`  raw pipelined ZADD (baseline)   ${fmt(zaddRate)} URLs/s`);
+  console.log(
+    `  frontier enqueue                ${fmt(enqueueRate)} URLs/s  (${fmt(enqueueRate / zaddRate, 2)}× baseline, goal ≥ 0.5×)`,
+  );
+  console.log(
+    `  frontier claim+complete         ${fmt(claimRate)} URLs/s  (${fmt(claimRate / zaddRate, 2)}× baseline)`,
+  );
+  console.log(
+    `  claim+complete on one Redis core: ${fmt(total / (cpu.cpuUs / 1e6))} URLs per Redis CPU-second (${fmt(cpu.cpuUs / total, 1)} µs/URL, goal ≥ 50,000 URLs/s)`,
+  );
+  for (const line of cpuTable(cpu, total, split, splitTotal)) {
+    console.log(`  ${line.replace('per fetched page', 'per claimed+completed URL')}`);
+  }
+}
+
+/** claim+complete of `total` URLs: 4 concurrent loops of claim(max = 250) then completeMany. */
+async function claimAll(frontier: RedisFrontier, total: number): Promise<void> {
   let done = 0;
   await Promise.all(
     Array.from({ length: 4 }, async () => {
@@ -101,15 +145,6 @@ async function throughput(redis: Redis): Promise<void> {
         done += leases.length;
       }
     }),
-  );
-  const claimRate = total / ((performance.now() - t) / 1000);
-  console.log(`throughput: ${fmt(total)} URLs on ${fmt(domains)} domains, batches of ${BATCH}`);
-  console.log(`  raw pipelined ZADD (baseline)   ${fmt(zaddRate)} URLs/s`);
-  console.log(
-    `  frontier enqueue                ${fmt(enqueueRate)} URLs/s  (${fmt(enqueueRate / zaddRate, 2)}× baseline, goal ≥ 0.5×)`,
-  );
-  console.log(
-    `  frontier claim+complete         ${fmt(claimRate)} URLs/s  (${fmt(claimRate / zaddRate, 2)}× baseline)`,
   );
 }
 

@@ -63,10 +63,16 @@ redis.call('HINCRBY', dkey, 'bytes', tonumber(ARGV[4]))
 redis.call('HINCRBY', dkey, 'ms', tonumber(ARGV[5]))
 redis.call('HINCRBY', dkey, 'links', tonumber(ARGV[6]))
 if not freed then
-  redis.call('HDEL', pk, 'fc', 'bo')
+  -- One read of the host: a success ends a failure streak and its backoff (written only when
+  -- there is one), and the adaptive delay is the only field that changes after the read.
   local st = host_state(root, host)
-  adaptive_on_response(pk, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
-  st = host_state(root, host)
+  if st.fc > 0 or st.bo then
+    redis.call('HDEL', pk, 'fc', 'bo')
+    st.fc, st.bo = 0, nil
+  end
+  local factor = tonumber(ARGV[7])
+  adaptive_on_response(pk, factor, tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
+  if factor > 0 then st.ad = redis.call('HGET', pk, 'ad') end
   -- Start of the request: the gap is start-to-start, so it counts from the send, not from now.
   -- The pod passes a duration (never its clock: skew cannot move it) measured before this call
   -- was sent; time.lua's sent_at_ms turns it into a send time at or after the real one.

@@ -117,7 +117,8 @@ if nd > 0 then redis.call('HINCRBY', dkey, 'dup', nd) end
 if nc > 0 then redis.call('HINCRBY', dkey, 'cap', nc) end
 
 local reply = { table.concat(out), queued }
-local paused = is_paused(dkey)
+-- Only hosts that got a URL are re-scored; a batch of duplicates does not read the flag.
+local paused = #host_order > 0 and is_paused(dkey)
 for _, host in ipairs(host_order) do
   redis.call('SADD', hosts_key, host)
   local seq, score = host_schedule(root, host, paused, default_conc)

@@ -11,8 +11,12 @@
   Before a change that may make a host due (enqueue, complete, fail, release, reclaim)
   the caller first PINS the member: it may not be removed until pin ms have passed (a park
   inside the pin moves it to the pin's end instead), and it is added at "now" if absent.
-  Lease operations (seq '0') also LOWER an existing score to now: the host may sit at
-  +inf while its lease is out, and only this operation's update would re-score it.
+  Lease operations (seq '0') also LOWER an existing score to the pin's end (now + pin ms):
+  the host may sit at +inf while its lease is out, and only this operation's update would
+  re-score it. Not to now: the host is still busy until the domain script runs, and a claimer
+  visiting it in between (a round trip) would find nothing and cost a whole claim visit (half
+  the visits of a busy claim+complete loop). A caller dying in between leaves the host due
+  after pin ms, sooner than the lease deadline a crash before the operation leaves it at.
   Enqueue (seq '-1') keeps an existing score: a listed host is visited at that time
   anyway, and re-scored then. If the caller dies between its domain script and its
   update, the pinned entry makes some claimer visit the host and re-score it: no host
@@ -54,7 +58,11 @@ for i = 3, #ARGV, 3 do
     cur_seq, pin = tonumber(a), tonumber(b)
   end
   if seq <= 0 then
-    redis.call('ZADD', zkey, seq == 0 and 'LT' or 'NX', now, member)
+    if seq == 0 then
+      redis.call('ZADD', zkey, 'LT', now + pin_ms, member)
+    else
+      redis.call('ZADD', zkey, 'NX', now, member)
+    end
     redis.call('HSET', mkey, member, fmt(cur_seq) .. ':' .. fmt(now + pin_ms))
   elseif seq > cur_seq then
     if score == 'evict' then

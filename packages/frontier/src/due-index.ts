@@ -32,7 +32,7 @@ export class IndexBatch {
 
   /**
    * Pins a member before a change that may make its host due. `lower`: also bring an
-   * existing score down to now (lease operations: the host may sit at +inf).
+   * existing score down to the pin's end (lease operations: the host may sit at +inf).
    */
   pin(pod: string, member: string, lower: boolean): void {
     this.add(pod, member, lower ? 0 : -1, '');

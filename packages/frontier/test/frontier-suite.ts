@@ -8,7 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type FrontierOptions, type Lease, LeaseLostError, RedisFrontier } from '../src/index.js';
+import {
+  type FrontierOptions,
+  type Lease,
+  LeaseLostError,
+  parseLeaseId,
+  RedisFrontier,
+} from '../src/index.js';
 import { FrontierKeys } from '../src/keys.js';
 import { skewGlobalCounter } from './layout.js';
 
@@ -535,6 +541,25 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       await expect(a.complete(held[0]!)).rejects.toBeInstanceOf(LeaseLostError);
     });
 
+    it('complete ends a failure streak: backoff and failure count cleared, delay back to the configured one', async () => {
+      const f = make({ defaultDelayMs: 100, backoffBaseMs: 400, backoffMaxMs: 400, maxRetries: 5 });
+      const redis = connect();
+      const state = keysOf(f).hostState('s.example', 's.example');
+      await f.enqueue(['https://s.example/a', 'https://s.example/b']);
+      const [a] = (await f.claim({ pod: 'pod-a' })).leases;
+      await f.fail(a!, { retryable: true, reason: 'timeout' });
+      expect((await redis.hmget(state, 'bo', 'fc'))[1]).toBe('1');
+      const retried = await claimNext(f, 5000, 20);
+      await f.completeMany([{ lease: retried }]);
+      expect(await redis.hmget(state, 'bo', 'fc')).toEqual([null, null]);
+      // The next claim reserves the configured 100 ms, not the 400 ms backoff.
+      const b = await claimNext(f, 5000, 20);
+      expect(Number(await redis.hget(state, 'n'))).toBe(b.claimedAtMs + 100);
+      // A success with no streak leaves no failure fields behind either.
+      await f.completeMany([{ lease: b }]);
+      expect(await redis.hmget(state, 'bo', 'fc')).toEqual([null, null]);
+    });
+
     it('fail: backs off, honours Retry-After, retries up to maxRetries, then dead-letters with the reason', async () => {
       const f = make({ maxRetries: 2, backoffBaseMs: 50, backoffMaxMs: 1000 });
       const redis = connect();
@@ -751,6 +776,54 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(lease.url).toBe(`https://${d}/lost`);
     });
 
+    it('a lease operation pins a busy host at the pin end, so no claim visits it before the operation ran', async () => {
+      const redis = connect() as Redis;
+      const f = make({ pinMs: 400, leaseTimeoutMs: 0 }, undefined, redis);
+      const d = 'busy.example';
+      const due = keysOf(f).due('pod-a');
+      const meta = keysOf(f).dueMeta('pod-a');
+      await f.enqueue([`https://${d}/1`, `https://${d}/2`]);
+      const [lease] = (await f.claim({ pod: 'pod-a' })).leases;
+      // Lease out, no deadline: the host sits at +inf until the lease ends.
+      expect(await redis.zscore(due, `${d}/${d}`)).toBe('inf');
+      // A completer pins the host (seq 0: lease operation) and has not run complete-2 yet...
+      const [sec, usec] = await redis.time();
+      const pinnedAt = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+      await redis.slv2IndexUpdate(due, meta, '', 400, `${d}/${d}`, 0, '');
+      expect(Number(await redis.zscore(due, `${d}/${d}`))).toBeGreaterThanOrEqual(pinnedAt + 400);
+      // ...so a claim now does not visit the busy host (its seq, bumped by every visit, stays).
+      const state = keysOf(f).hostState(d, d);
+      const seq = await redis.hget(state, 'seq');
+      expect((await f.claim({ pod: 'pod-a' })).leases).toEqual([]);
+      expect(await redis.hget(state, 'seq')).toBe(seq);
+      // A completer that dies there leaves the host due at the pin's end: it is claimed then.
+      await redis.slv2Complete(
+        keysOf(f).domain(d),
+        keysOf(f).root(d),
+        d,
+        parseLeaseId(lease!.id).field,
+        'pod-a',
+        0,
+        0,
+        0,
+        0,
+        1000,
+        0,
+        1,
+        0,
+        '0',
+        0,
+        0,
+        '',
+        '',
+        0,
+        '',
+      );
+      const next = await claimNext(f, 5000, 50);
+      expect(next.url).toBe(`https://${d}/2`);
+      expect(next.claimedAtMs).toBeGreaterThanOrEqual(pinnedAt + 400);
+    });
+
     it('a host whose gate is closed waits in the due index at next_allowed_at, not polled', async () => {
       const f = make({ defaultDelayMs: 500 });
       await f.enqueue(['https://gate.example/1', 'https://gate.example/2']);
@@ -762,7 +835,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         await redis.hget(keysOf(f).hostState('gate.example', 'gate.example'), 'n'),
       );
       expect(next).toBeGreaterThanOrEqual(lease.claimedAtMs + 500);
-      // The complete pinned the host at "now": one visit re-scores it to next_allowed_at.
+      // The complete's own index update scored the host at next_allowed_at.
       const visit = await f.claim({ pod: 'pod-a' });
       expect(visit.leases).toEqual([]);
       expect(visit.nextDueAtMs).toBe(next);

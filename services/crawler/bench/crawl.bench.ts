@@ -11,7 +11,9 @@
  * counters and prints.
  *
  * Prints per phase: pages, pages/s against the politeness bound D/d (the baseline), CPU ms per
- * page (pod process, and pod + Redis), then the pod's RSS every 10 s with start / end / max and
+ * page (pod process, and pod + Redis), Redis CPU per page split by script and command with calls
+ * per page (test/helpers/redis-cpu.ts; the split is logged in a BENCH_SPLIT_MS window, default
+ * 8 s, after the clean one), then the pod's RSS every 10 s with start / end / max and
  * a least-squares slope in MB per 10k pages (flat = ~0), and the heap split at the end. It also
  * prints the RSS of an idle pod process (all modules loaded, nothing crawled).
  *
@@ -27,6 +29,12 @@ import { createInterface } from 'node:readline';
 import { RedisFrontier } from '@shardline/frontier';
 import { Redis } from 'ioredis';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import {
+  cpuTable,
+  scriptNamesBySha,
+  scriptTimes,
+  startCpuWindow,
+} from '../../../test/helpers/redis-cpu.js';
 import { SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
 
 const DELAY_MS = 1000;
@@ -137,11 +145,8 @@ function spawnPod(
   return { child, samples, exited };
 }
 
-async function redisCpuMs(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return (get('used_cpu_sys') + get('used_cpu_user')) * 1000;
-}
+/** The window after the clean one in which every Redis command is logged, split by script. */
+const SPLIT_MS = Number(process.env.BENCH_SPLIT_MS ?? 8000);
 
 /** RSS (MB) of a pod process that loaded everything but crawls nothing. */
 async function idleRss(server: RedisServer): Promise<number> {
@@ -164,6 +169,8 @@ interface PhaseResult {
   fraction: number;
   podCpuMsPerPage: number;
   cpuMsPerPage: number;
+  /** Redis CPU per page, by script/command (see test/helpers/redis-cpu.ts). */
+  redisTable: string[];
   /** [pages crawled since the window began, RSS MB], one per 10 s. */
   rss: [number, number][];
   last: Probe;
@@ -196,7 +203,8 @@ async function phase(
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   // Measurement window: after robots.txt and the first page of every host.
   const startProbe = pod.samples.at(-1)!;
-  const start = { at: Date.now(), pages: await fetched(), redis: await redisCpuMs(redis) };
+  const endRedisWindow = await startCpuWindow(redis);
+  const start = { at: Date.now(), pages: await fetched() };
   const rss: [number, number][] = [[0, Math.round(startProbe.rss / MB)]];
   let nextSample = start.at + SAMPLE_MS;
   let pages = start.pages;
@@ -221,8 +229,12 @@ async function phase(
     if (stop.ms !== undefined && now - start.at >= stop.ms) break;
   }
   const endProbe = pod.samples.at(-1)!;
-  const end = { at: Date.now(), pages, redis: await redisCpuMs(redis) };
+  const end = { at: Date.now(), pages, redis: await endRedisWindow() };
   rss.push([pages - start.pages, Math.round(endProbe.rss / MB)]);
+  // The split window: the pod goes on crawling while every command is logged.
+  const splitStart = await fetched();
+  const split = await scriptTimes(redis, SPLIT_MS, scriptNames);
+  const splitPages = (await fetched()) - splitStart;
   pod.child.kill('SIGTERM');
   await pod.exited;
   await redis.quit();
@@ -238,7 +250,8 @@ async function phase(
     rate: n / seconds,
     fraction: n / seconds / (hosts / (delayMs / 1000)),
     podCpuMsPerPage: podCpuMs / n,
-    cpuMsPerPage: (podCpuMs + end.redis - start.redis) / n,
+    cpuMsPerPage: (podCpuMs + end.redis.cpuUs / 1000) / n,
+    redisTable: cpuTable(end.redis, n, split, splitPages),
     rss,
     last: endProbe,
   };
@@ -259,6 +272,7 @@ function slopePer10k(points: [number, number][]): number {
 }
 
 if (RUNTIME === 'dist') buildDist();
+const scriptNames = scriptNamesBySha();
 const server = await startRedis();
 try {
   const idle = await idleRss(server);
@@ -287,6 +301,9 @@ try {
     console.log(
       `${String(r.hosts).padEnd(6)} ${String(r.delayMs).padEnd(5)} ${String(r.pages).padEnd(8)} ${r.seconds.toFixed(0).padEnd(6)} ${r.rate.toFixed(1).padEnd(8)} ${String(r.hosts / (r.delayMs / 1000)).padEnd(6)} ${r.fraction.toFixed(3).padEnd(9)} ${(r.delayMs / r.fraction - r.delayMs).toFixed(1).padEnd(11)} ${r.cpuMsPerPage.toFixed(2).padEnd(24)} ${r.podCpuMsPerPage.toFixed(2)}`,
     );
+  }
+  for (const r of results) {
+    console.log(`D=${r.hosts}, d=${r.delayMs} ms, ${r.pages} pages: ${r.redisTable.join('\n')}`);
   }
   for (const r of results) {
     const mb = r.rss.map(([, y]) => y);
