@@ -2,24 +2,22 @@
  * Builds the parts of a crawler pod from its options: validates the settings (`settings.ts`),
  * then wires the frontier, the domain ownership (a `Membership` of the pod registry, or the
  * given `assignment`), DNS policy, fetcher, send gate, robots loader, link extraction and
- * scope, result sink, the lease pipeline and the work loop. `CrawlerPod` runs what this builds.
+ * scope, result sink, the lease pipeline and the work loop (the parts made from settings
+ * alone come from `pod-components.ts`). `CrawlerPod` runs what this builds.
  */
-import { setMaxListeners } from 'node:events';
-import { createRequire } from 'node:module';
 import { DnsCache } from '@shardline/dns';
 import {
   crawlKeyPrefix,
   type FrontierError,
-  RedisFrontier,
+  type RedisFrontier,
   RedisOomError,
 } from '@shardline/frontier';
 import { type Assignment, Membership } from '@shardline/membership';
 import { createCanonicalizer } from '@shardline/url';
 import type { Cluster, Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
-import { PodArchive } from './archive/pod-archive.js';
+import type { PodArchive } from './archive/pod-archive.js';
 import { Batcher } from './batcher.js';
-import { parseBudget } from './duration.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
 import { FrontierWatch } from './frontier-watch.js';
@@ -27,7 +25,7 @@ import { type ItemRecord, itemSink } from './handlers/items.js';
 import { loadHandler } from './handlers/load-handler.js';
 import type { PageHandler } from './handlers/page-api.js';
 import { IdleExit } from './idle-exit.js';
-import { HostAndIpGate, IpGate } from './ip-gate.js';
+import { HostAndIpGate, type IpGate } from './ip-gate.js';
 import { LinkExtractor, LinkScope } from './links.js';
 import { logMembershipEvents } from './membership-log.js';
 import { OVERRIDE_PORTS_CAP, SharedOverridePorts } from './override-ports.js';
@@ -45,6 +43,13 @@ import { SendGateStage } from './pipeline/send-gate-stage.js';
 import { type CompleteItem, completeSinceSent, Settler } from './pipeline/settle.js';
 import type { LeaseStage } from './pipeline/stage.js';
 import { VetAddressStage } from './pipeline/vet-address.js';
+import {
+  buildIpGate,
+  duplicateSubscriber,
+  newArchive,
+  newFrontier,
+  unlimitedListeners,
+} from './pod-components.js';
 import { PodCounters } from './pod-counters.js';
 import type { CrawlerPodOptions } from './pod-options.js';
 import { RedisFaults, waitingWrites } from './redis-faults.js';
@@ -56,10 +61,6 @@ import { SendGate } from './send-gate.js';
 import type { PodSettings } from './settings.js';
 import { resolvePodSettings } from './settings-resolve.js';
 import { WorkLoop, type WorkLoopOptions } from './work-loop.js';
-
-/** The crawler's version (the `warcinfo` record's software). */
-const CRAWLER_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string })
-  .version;
 
 /** What a pod is made of. */
 export interface PodParts {
@@ -115,33 +116,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
   let loop: WorkLoop | undefined;
   const poke = () => loop?.poke();
 
-  // The frontier asks for owners lazily (from its first enqueue or claim on), so frontier and
-  // membership can refer to each other.
-  const frontier = new RedisFrontier({
-    redis: options.redis,
-    ownerOf: (domain) => assignment.ownerOf(domain),
-    prefix: s.prefix,
-    crawlId: s.crawlId,
-    leaseTimeoutMs: s.leaseTimeoutMs,
-    maxRetries: s.maxRetries,
-    maxDepth: s.maxDepth,
-    maxAcceptedPerDomain: s.maxPagesPerDomain,
-    maxAcceptedPerHost: s.maxPagesPerHost,
-    domainBudget: s.domainBudget === undefined ? null : (parseBudget(s.domainBudget) ?? null),
-    defaultDelayMs: s.minDelayMs,
-    defaultConcurrency: s.perHostConcurrency,
-    adaptiveDelayFactor: s.adaptiveDelayFactor,
-    adaptiveDelay: s.adaptiveDelay,
-    maxDelayMs: s.maxDelayMs,
-    refetchAfterMs: s.refetchAfterMs,
-    refetchAdaptive: s.refetchAdaptive,
-    refetchMinMs: s.refetchMinMs,
-    refetchMaxMs: s.refetchMaxMs,
-    backoffBaseMs: s.backoffBaseMs,
-    backoffMaxMs: s.backoffMaxMs,
-    onBackgroundError: (error, operation) =>
-      log.warn({ err: error, operation }, 'frontier background operation failed'),
-  });
+  const frontier = newFrontier(options, s, log, (domain) => assignment.ownerOf(domain));
   const membership = options.assignment
     ? undefined
     : new Membership({
@@ -218,26 +193,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       })
     : gate;
   const robotsGate = new RobotsGate(sendGate, closing.signal);
-  const archive =
-    s.warcDir === undefined || s.noWarc
-      ? undefined
-      : new PodArchive({
-          dir: s.warcDir,
-          pod: s.podId,
-          maxFileBytes: s.warcMaxBytes,
-          info: {
-            software: `shardline/${CRAWLER_VERSION}`,
-            format: 'WARC File Format 1.1',
-            conformsTo:
-              'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/',
-            pod: s.podId,
-            'http-header-user-agent': fetcher.userAgent,
-            robots: `obey (RFC 9309, token ${s.userAgentToken})`,
-          },
-          requestHeaders: fetcher.requestHeaders,
-          dns,
-          logger: log,
-        });
+  const archive = newArchive(s, fetcher, dns, log);
   const robots = new RobotsLoader({
     fetcher,
     sharedCache: new RedisRobotsCache({ redis: options.redis, prefix: s.prefix }),
@@ -413,48 +369,4 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       stopLogging?.();
     },
   };
-}
-
-/** The per-IP gate when `perIpDelayMs` or `perIpConcurrency` asks for one. */
-function buildIpGate(options: CrawlerPodOptions, s: PodSettings, log: Logger): IpGate | undefined {
-  if (s.perIpDelayMs === 0 && s.perIpConcurrency === 0) return undefined;
-  return new IpGate({
-    redis: options.redis,
-    prefix: s.prefix,
-    pod: s.podId,
-    delayMs: s.perIpDelayMs,
-    concurrency: s.perIpConcurrency,
-    // A pass outlives any request it covers (connect + the whole fetch), then stops counting.
-    passLifetimeMs: s.connectTimeoutMs + s.fetchTimeoutMs + 10_000,
-    onError: (error, operation) => log.warn({ err: error, operation }, 'per-IP gate call failed'),
-  });
-}
-
-/**
- * Every robots.txt request in flight (and every robots send waiting at the gate) listens to the
- * pod's one closing signal and stops listening when it ends: hundreds at once at the start of a
- * crawl, none left behind, so Node's "possible leak" warning past 10 listeners does not apply.
- */
-function unlimitedListeners(controller: AbortController): AbortController {
-  setMaxListeners(0, controller.signal);
-  return controller;
-}
-
-/**
- * The wake channel's own connection, for a plain client (closed by the pod). No ready check:
- * its INFO is refused once the connection is in subscriber mode. A Cluster's duplicate() takes
- * start-up nodes first: call it bare.
- */
-function duplicateSubscriber(redis: Redis | Cluster, log: Logger): Redis | Cluster | undefined {
-  if (typeof (redis as Redis).duplicate !== 'function') return undefined;
-  const duplicate = redis.isCluster
-    ? (redis as Cluster).duplicate()
-    : (redis as Redis).duplicate({ enableReadyCheck: false });
-  // Connection errors are the main client's to report (one line per backoff step).
-  duplicate.on('error', (error: NodeJS.ErrnoException) => {
-    if (typeof error.code === 'string' && error.code.startsWith('E')) {
-      log.debug({ code: error.code }, 'wake subscriber: connection error');
-    } else log.warn({ err: error }, 'wake subscriber error');
-  });
-  return duplicate;
 }
