@@ -5,7 +5,8 @@
  * this package decodes these (readers get typed objects from `FrontierInspector`).
  */
 import { FrontierArgumentError } from './errors.js';
-import type { DeadLetter, DomainStats, HeldLease, HostState, Validators } from './types.js';
+import type { DeadLetter, DomainStats, HeldLease, HostState } from './read-types.js';
+import type { Validators } from './types.js';
 
 /**
  * A queue entry: `<depth>,<attempt>,<metaLength>,<meta><url>`; a URL with recrawl data has

@@ -6,7 +6,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { unpackEntry } from './codec.js';
 import type { FrontierKeys } from './keys.js';
-import type { QueuedUrl } from './types.js';
+import type { QueuedUrl } from './read-types.js';
 
 export async function readHostQueue(
   redis: Redis | Cluster,

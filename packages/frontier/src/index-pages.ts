@@ -6,7 +6,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { checkPage } from './checks.js';
 import { FrontierArgumentError } from './errors.js';
 import type { FrontierKeys } from './keys.js';
-import type { DeadLetterDomainPage, DomainCount, DomainPage } from './types.js';
+import type { DeadLetterDomainPage, DomainCount, DomainPage } from './read-types.js';
 
 /** Domains by `page.sort` (see FrontierInspector.domains), offset- or keyset-paged. */
 export async function readDomainPage(

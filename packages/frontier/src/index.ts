@@ -33,13 +33,7 @@ export type {
   FrontierOptions,
 } from './options.js';
 export { MAX_REFETCH_MS } from './options.js';
-export { RedisFrontier } from './redis-frontier.js';
 export type {
-  BlockTarget,
-  CanonicalizeOptions,
-  ClaimRequest,
-  ClaimResult,
-  CompleteResult,
   CounterStats,
   DeadLetter,
   DeadLetterDomainPage,
@@ -49,20 +43,28 @@ export type {
   DomainStats,
   DueEntry,
   DueHost,
+  HeldLease,
+  HostState,
+  QueuedUrl,
+  UrlState,
+  UrlStatus,
+} from './read-types.js';
+export { RedisFrontier } from './redis-frontier.js';
+export type {
+  BlockTarget,
+  CanonicalizeOptions,
+  ClaimRequest,
+  ClaimResult,
+  CompleteResult,
   EnqueueItem,
   EnqueueReport,
   EnqueueResult,
   EnqueueStatus,
   FailOutcome,
   FailResult,
-  HeldLease,
   HostPolicy,
-  HostState,
   Lease,
   LeaseRef,
-  QueuedUrl,
   ReleaseOptions,
-  UrlState,
-  UrlStatus,
   Validators,
 } from './types.js';

@@ -38,7 +38,7 @@ import type {
   HostState,
   QueuedUrl,
   UrlStatus,
-} from './types.js';
+} from './read-types.js';
 import { readUrlStatus } from './url-status.js';
 
 /** Reads frontier state; never writes. Needs no pod id and no ring (API, CLI, tools). */

@@ -15,7 +15,7 @@
  * and the crawl registry are the frontier's, shared.
  */
 import { crawlKeyPrefix, DEFAULT_CRAWL } from './crawl-id.js';
-import type { DomainSort } from './types.js';
+import type { DomainSort } from './read-types.js';
 
 export class FrontierKeys {
   readonly prefix: string;

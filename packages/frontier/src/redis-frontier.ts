@@ -18,13 +18,13 @@ import { FrontierKeys } from './keys.js';
 import { Leases } from './leases.js';
 import { type FrontierOptions, resolveOptions } from './options.js';
 import { Ownership } from './ownership.js';
+import type { CounterStats } from './read-types.js';
 import { defineScripts } from './scripts.js';
 import type {
   BlockTarget,
   ClaimRequest,
   ClaimResult,
   CompleteResult,
-  CounterStats,
   EnqueueItem,
   EnqueueReport,
   FailOutcome,

@@ -14,7 +14,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { unpackDeadLetter, unpackEntry, unpackHeldLease } from './codec.js';
 import { fingerprint } from './fingerprint.js';
 import type { FrontierKeys } from './keys.js';
-import type { UrlStatus } from './types.js';
+import type { UrlStatus } from './read-types.js';
 
 /** Entries read per LRANGE. */
 const PAGE = 1000;
