@@ -24,7 +24,9 @@ import { afterAll, beforeAll, describe, expect, it, type RunnerTask, vi } from '
 import { type ChangeFigures, changeFigures, formatTable } from './chaos/figures.js';
 import { MembershipWatch } from './chaos/membership-watch.js';
 import { PodFleet, podOfUserAgent } from './chaos/pods.js';
+import { readResults, sentTimeLog } from './helpers/hostile-crawl.js';
 import { type RedisServer, startRedis } from './helpers/redis.js';
+import { politenessViolations } from './web/analysis.js';
 import { startTestWeb, type TestWeb } from './web/index.js';
 
 const HOSTS = 300;
@@ -49,11 +51,14 @@ const UNMOVED_SLACK_MS = 1500;
 /** Poll period of the membership watcher. */
 const WATCH_INTERVAL_MS = 100;
 /**
- * Server-side jitter allowed by the politeness check. Gaps count start to start (a pod's next
- * request to a host leaves exactly the delay after the previous one's send), and the test web
- * runs in this process, whose event loop (watchers, Redis reads) can stamp an arrival late:
- * in CI three hosts' gaps came out at exactly 1,386.9 ms, one stall of this process stamping
- * three arrivals at once, 113 ms late. 150 ms is 10 % of the 1.5 s delay.
+ * Jitter allowed by the politeness check. Gaps count start to start (a pod's next request to a
+ * host leaves exactly the delay after the previous one's send; with claim ahead, within a few
+ * ms), and the test web runs in this process, whose event loop (watchers, Redis reads) can
+ * stamp an arrival late: in CI three hosts' gaps came out at exactly 1,386.9 ms, one stall
+ * stamping three arrivals at once 113 ms late; later five hosts at 1,346 ms and twenty at
+ * 1,245-1,334 ms. So pages are judged by their pods' send times where those agree with the
+ * server's log (as the cluster crawl tests do); robots.txt requests and fetches cut by a kill
+ * keep the server's stamps, hence still this slack: 10 % of the 1.5 s delay.
  */
 const POLITENESS_SLACK_MS = 150;
 
@@ -397,8 +402,12 @@ describe('chaos crawl of 300 hosts through scaling, kills, a SIGTERM and a Redis
     expect(cut.filter((url) => (counts.get(url) ?? 0) < 2)).toEqual([]);
   });
 
-  it('never breaks per-host delay or concurrency 1, robots.txt included (invariant 3)', () => {
-    const violations = web.politenessViolations({
+  it('never breaks per-host delay or concurrency 1, robots.txt included (invariant 3)', async () => {
+    // Pages by their pods' send times where those agree with the server's log (sentTimeLog);
+    // robots.txt and fetches cut by a kill keep the server's stamps.
+    const results = await readResults(redis, 'sl:results');
+    expect(results.length).toBeGreaterThan(web.log.length / 2);
+    const violations = politenessViolations(sentTimeLog(web.log, results), {
       minGapMs: MIN_DELAY_MS,
       maxConcurrency: 1,
       slackMs: POLITENESS_SLACK_MS,
