@@ -79,9 +79,12 @@ local paused = is_paused(dkey)
 if not paused and max > 0 then recrawl_promote(root, dkey, host, now, max) end
 local leases = {}
 local got = 0
-local room = limit_room(root, host)
-while got < max and got < room and not paused do
+-- The crawl limit's room, from the first turn's read (each lease taken here is one of got).
+local room = nil
+while got < max and not paused do
   local st = host_state(root, host)
+  room = room or limit_room(root, host, st)
+  if got >= room then break end
   local conc = tonumber(st.c) or default_conc
   local start = math.max(now, not_before(root, st))
   -- Only the politeness gap opens ahead: operator blocks and budgets open at their own time.

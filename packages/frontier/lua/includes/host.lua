@@ -109,7 +109,7 @@ end
 -- A host's state in this crawl, with the shared politeness fields; fa = requests in flight
 -- to the host in every crawl.
 local function host_state(root, host)
-  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu', 'fx')
+  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu', 'fx', 'lim', 'dn')
   local proot = polite_root(root)
   local fa = (tonumber(v[2]) or 0) + math.max(0, tonumber(v[11]) or 0)
   if proot ~= root then
@@ -119,7 +119,7 @@ local function host_state(root, host)
   end
   return { q = tonumber(v[1]) or 0, f = tonumber(v[2]) or 0, n = tonumber(v[3]) or 0,
     c = v[4], dl = v[5], cd = v[6], bo = v[7], ad = v[8], fc = tonumber(v[9]) or 0,
-    bu = tonumber(v[10]) or 0, fa = fa }
+    bu = tonumber(v[10]) or 0, fa = fa, lim = tonumber(v[12]) or 0, dn = tonumber(v[13]) or 0 }
 end
 
 -- A lease of this crawl starts (+1) or ends (-1): the crawl's own count and, outside the
@@ -147,12 +147,11 @@ end
 
 -- How many more URLs of the host the crawl may hand out under its crawl limit (URLFrontier's
 -- SetCrawlLimit): lim - (fetched + leases out now); math.huge without a limit. A URL handed
--- out again after its lease lapsed or failed takes the place it held before.
-local function limit_room(root, host)
-  local v = redis.call('HMGET', hkey(root, host, 's'), 'lim', 'dn')
-  local lim = tonumber(v[1]) or 0
-  if lim <= 0 then return math.huge end
-  return lim - (tonumber(v[2]) or 0) - redis.call('HLEN', hkey(root, host, 'L'))
+-- out again after its lease lapsed or failed takes the place it held before. `st` is the
+-- host's host_state (it reads lim and dn with the rest): no read of its own without a limit.
+local function limit_room(root, host, st)
+  if st.lim <= 0 then return math.huge end
+  return st.lim - st.dn - redis.call('HLEN', hkey(root, host, 'L'))
 end
 
 --[[
@@ -173,7 +172,7 @@ end
 ]]
 local function host_schedule(root, host, paused, default_conc)
   local st = host_state(root, host)
-  local limited = limit_room(root, host) <= 0
+  local limited = limit_room(root, host, st) <= 0
   local seq = redis.call('HINCRBY', hkey(root, host, 's'), 'seq', 1)
   -- A lease whose slot was freed is still out: the host stays listed until it ends.
   if st.f <= 0 and (st.q <= 0 or paused) and redis.call('EXISTS', hkey(root, host, 'U')) == 0 then
