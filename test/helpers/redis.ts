@@ -117,6 +117,10 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
     'no',
     '--logfile',
     join(dir, 'redis.log'),
+    // As docs/operations.md asks of production: a host hash with a folded queue (up to
+    // 512 B, frontier host.lua) stays listpack-encoded. `args` may set it back (they come last).
+    '--hash-max-listpack-value',
+    '1024',
     ...(options.args ?? []),
   ];
   let child: ChildProcess | undefined;

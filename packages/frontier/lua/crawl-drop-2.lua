@@ -1,7 +1,7 @@
 #!lua flags=allow-oom
 --[[
   crawl-drop: deletes every key of ONE domain in ONE non-default crawl: each host's queue
-  levels and lists, leases and deadlines, refetch schedule, scheduling state; the
+  levels and lists (a small queue, folded into the host's 's' hash, goes with it), leases and deadlines, refetch schedule, scheduling state; the
   domain's seen-set buckets, dead letters, hosts set and counter hash. Never the
   politeness keys under the default crawl's root (host.lua), which every crawl shares.
   UNLINK frees the memory in the background. Idempotent: a crashed deletion runs it again.

@@ -6,14 +6,15 @@
   them again. The host's politeness state (shared by every crawl) is kept.
 
   KEYS[1] domain hash  R..'d'
-  KEYS[2] key root     R      (host keys R..'h:<host>:l|q:<lvl>|r|r:<due>|s', host.lua)
+  KEYS[2] key root     R      (host keys R..'h:<host>:l|q:<lvl>|r|r:<due>|s', host.lua; a
+                              small queue is field Q of the 's' hash)
   ARGV[1] host
   ARGV[2] default concurrency
 
   Returns { queuedRemoved, scheduledRemoved, seq, score }: URLs deleted from the queue and
   from the refetch schedule, and the host's new due-index score.
-  Side effects: the host's level set, queue lists and refetch buckets deleted; host q = 0;
-  domain q -= both counts, rs -= scheduled, dropped += both; host seq.
+  Side effects: the host's folded queue (Q), level set, queue lists and refetch buckets
+  deleted; host q = 0; domain q -= both counts, rs -= scheduled, dropped += both; host seq.
   Flagged allow-oom (runs while Redis is full): it only deletes.
 ]]
 --@include "time"
@@ -22,6 +23,13 @@
 local dkey, root = KEYS[1], KEYS[2]
 local host = ARGV[1]
 local queued = 0
+local skey = hkey(root, host, 's')
+-- A small queue is folded into the host state hash (host.lua), a bigger one in lists.
+local packed = redis.call('HGET', skey, 'Q')
+if packed then
+  queued = #fold_parse(packed)
+  redis.call('HDEL', skey, 'Q')
+end
 local lk = hkey(root, host, 'l')
 for _, level in ipairs(redis.call('ZRANGE', lk, 0, -1)) do
   local qk = hkey(root, host, 'q:' .. level)
@@ -37,7 +45,6 @@ for _, due in ipairs(redis.call('ZRANGE', rk, 0, -1)) do
   redis.call('UNLINK', bk)
 end
 redis.call('UNLINK', rk)
-local skey = hkey(root, host, 's')
 if redis.call('EXISTS', skey) == 1 then redis.call('HSET', skey, 'q', 0) end
 local total = queued + scheduled
 if total > 0 then

@@ -95,16 +95,17 @@ for i = 5, #ARGV, 4 do
   end
 end
 
+-- Each host's runs (one per level) go in at once: into its folded queue while it stays
+-- small, else into its lists (host.lua queue_push_many).
+local host_runs = {}
 for _, lk in ipairs(list_order) do
   local buf = lists[lk]
-  local key = hkey(root, buf.host, 'q:' .. buf.level)
-  for s = 1, #buf, 1000 do
-    redis.call('RPUSH', key, unpack(buf, s, math.min(s + 999, #buf)))
-  end
-  redis.call('ZADD', hkey(root, buf.host, 'l'), buf.level, buf.level)
+  local runs = host_runs[buf.host] or {}
+  host_runs[buf.host] = runs
+  runs[#runs + 1] = buf
 end
 for _, host in ipairs(host_order) do
-  redis.call('HINCRBY', hkey(root, host, 's'), 'q', per_host[host])
+  queue_push_many(root, host, host_runs[host], per_host[host])
   redis.call('HINCRBY', hkey(root, host, 's'), 'ha', per_host[host])
 end
 

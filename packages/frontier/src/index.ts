@@ -50,6 +50,11 @@ export type {
   UrlStatus,
 } from './read-types.js';
 export { RedisFrontier } from './redis-frontier.js';
+export {
+  HASH_MAX_LISTPACK_VALUE,
+  hashListpackShortfall,
+  type SettingShortfall,
+} from './redis-settings.js';
 export type {
   BlockTarget,
   CanonicalizeOptions,

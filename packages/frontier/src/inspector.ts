@@ -16,11 +16,10 @@ import {
   parseDueMeta,
   parseScore,
   unpackDeadLetter,
-  unpackEntry,
   unpackHeldLease,
   withPoliteness,
 } from './codec.js';
-import { readHostQueue } from './host-queue.js';
+import { readHostQueue, readQueueHead } from './host-queue.js';
 import type { FrontierLostRecord } from './identity.js';
 import { readDeadLetterDomainPage, readDomainPage, sampleDomainIndex } from './index-pages.js';
 import { FrontierKeys } from './keys.js';
@@ -343,21 +342,11 @@ export class FrontierInspector {
     return Object.entries(hash).map(([field, value]) => unpackHeldLease(domain, field, value));
   }
 
-  /** The URL a host hands out next, or `null` when nothing is queued (two reads). */
+  /** The URL a host hands out next, or `null` when nothing is queued (host-queue.ts). */
   async queueHead(domain: string, host: string): Promise<QueuedUrl | null> {
     checkName('domain', domain);
     checkName('host', host);
-    const [level] = (await this.#redis.zrevrange(
-      this.#keys.hostLevels(domain, host),
-      0,
-      0,
-    )) as string[];
-    if (level === undefined) return null;
-    const priority = Number(level);
-    const entry = await this.#redis.lindex(this.#keys.hostQueue(domain, host, priority), 0);
-    if (entry === null) return null;
-    const e = unpackEntry(entry);
-    return { url: e.url, host, domain, priority, depth: e.depth, attempt: e.attempt, meta: e.meta };
+    return readQueueHead(this.#redis, this.#keys, domain, host);
   }
 
   /** A page of the URLs waiting in a host's queue, in hand-out order (one read per level touched). */

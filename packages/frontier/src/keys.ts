@@ -82,16 +82,18 @@ export class FrontierKeys {
   }
   /**
    * HASH: a host's scheduling state in this crawl (for the default crawl also its
-   * politeness fields, see {@link hostPoliteness}).
+   * politeness fields, see {@link hostPoliteness}). While the host's queue is small (at most
+   * 8 entries and 512 B) it is folded into the field `Q` of this hash instead of
+   * {@link hostLevels} and {@link hostQueue} (host.lua, host-queue.ts).
    */
   hostState(domain: string, host: string): string {
     return `${this.root(domain)}h:${host}:s`;
   }
-  /** ZSET: a host's non-empty priority levels. */
+  /** ZSET: a host's non-empty priority levels, while its queue is too big to fold. */
   hostLevels(domain: string, host: string): string {
     return `${this.root(domain)}h:${host}:l`;
   }
-  /** LIST: a host's queue entries at one priority level. */
+  /** LIST: a host's queue entries at one priority level, while its queue is too big to fold. */
   hostQueue(domain: string, host: string, level: number): string {
     return `${this.root(domain)}h:${host}:q:${level}`;
   }

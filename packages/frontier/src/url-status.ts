@@ -1,8 +1,8 @@
 /**
  * Where one URL is in a crawl (URLFrontier's GetURLStatus), read for
  * `FrontierInspector.urlStatus`, the only caller. The frontier keeps no index by URL: the
- * seen-set answers "ever accepted", then the host's leases, queue lists, refetch buckets and
- * the domain's dead letters are searched; a URL seen and in none of them is done (fetched,
+ * seen-set answers "ever accepted", then the host's leases, queue (folded or lists,
+ * host-queue.ts), refetch buckets and the domain's dead letters are searched; a URL seen and in none of them is done (fetched,
  * or deleted with its queue). The lists are read in pages and at most `maxScan` entries in
  * all; a URL not met within them is reported as `seen` (most likely queued further back).
  *
@@ -13,6 +13,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { unpackDeadLetter, unpackEntry, unpackHeldLease } from './codec.js';
 import { fingerprint } from './fingerprint.js';
+import { readQueueLayout } from './host-queue.js';
 import type { FrontierKeys } from './keys.js';
 import type { UrlStatus } from './read-types.js';
 
@@ -94,13 +95,19 @@ async function locate(
     }
     return null;
   };
-  const levels = (await redis.zrevrange(keys.hostLevels(t.domain, t.host), 0, -1)) as string[];
-  for (const level of levels) {
-    const hit = await scan(keys.hostQueue(t.domain, t.host, Number(level)), (row) => {
+  const layout = await readQueueLayout(redis, keys, t.domain, t.host);
+  if ('folded' in layout) {
+    for (const { priority, entry } of layout.folded) {
+      const e = unpackEntry(entry);
+      if (e.url === t.url) return { state: 'queued', priority, meta: e.meta };
+    }
+  }
+  for (const level of 'levels' in layout ? layout.levels : []) {
+    const hit = await scan(keys.hostQueue(t.domain, t.host, level), (row) => {
       const e = unpackEntry(row);
       return e.url === t.url ? { meta: e.meta } : null;
     });
-    if (hit) return { state: 'queued', priority: Number(level), meta: hit.meta };
+    if (hit) return { state: 'queued', priority: level, meta: hit.meta };
   }
   const buckets = (await redis.zrange(
     keys.hostRefetchBuckets(t.domain, t.host),

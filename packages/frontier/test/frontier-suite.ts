@@ -138,13 +138,12 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(stats.queued).toBe(4);
       expect(stats.duplicates).toBe(3);
       expect(stats.hosts).toEqual(['example.com', 'www.example.com']);
-      // What Redis holds: 4 entries over the two hosts' lists.
-      const redis = connect();
-      const lists = await Promise.all([
-        redis.lrange(keysOf(f).hostQueue('example.com', 'example.com', 0), 0, -1),
-        redis.lrange(keysOf(f).hostQueue('example.com', 'www.example.com', 0), 0, -1),
+      // What the queues hold: 4 entries over the two hosts.
+      const queues = await Promise.all([
+        f.inspector.hostQueue('example.com', 'example.com'),
+        f.inspector.hostQueue('example.com', 'www.example.com'),
       ]);
-      expect(lists.flat().map((e) => e.slice(e.indexOf('http')))).toEqual([
+      expect(queues.flat().map((e) => e.url)).toEqual([
         'https://example.com/b',
         'https://example.com/x/c',
         'https://example.com/new',
@@ -386,12 +385,12 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(results.filter((r) => r.domain === 'other.com' && r.status === 'queued')).toHaveLength(
         120,
       );
-      // What Redis holds: exactly `cap` entries in the domain's host lists.
-      const redis = connect();
+      // What the queues hold: exactly `cap` entries over the domain's hosts.
       const f = enqueuers[0]!;
       let listed = 0;
       for (const h of ['h0', 'h1', 'h2']) {
-        listed += await redis.llen(keysOf(f).hostQueue('acap.com', `${h}.acap.com`, 0));
+        listed += (await f.inspector.hostQueue('acap.com', `${h}.acap.com`, { limit: 1000 }))
+          .length;
       }
       expect(listed).toBe(cap);
       expect(await f.inspector.domainStats('acap.com')).toMatchObject({
@@ -688,8 +687,8 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         released: 1,
       });
       // A held release is still a release: the attempt count is unchanged.
-      const entry = await redis.lindex(keysOf(f).hostQueue('held.example', 'held.example', 0), 0);
-      expect(entry).toMatch(/^0,0,/);
+      const [head] = await f.inspector.hostQueue('held.example', 'held.example');
+      expect(head).toMatchObject({ depth: 0, attempt: 0 });
       await expect(f.release(got[0]!, { holdMs: -1 })).rejects.toMatchObject({
         code: 'SHARDLINE_ERR_FRONTIER_ARGUMENT',
       });

@@ -121,6 +121,10 @@ export async function startEmbeddedRedis(
       '',
       '--protected-mode',
       'yes',
+      // Small host queues are folded into their host hash (up to 512 B); it stays compact
+      // (listpack) only while every value fits this (docs/operations.md).
+      '--hash-max-listpack-value',
+      '1024',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

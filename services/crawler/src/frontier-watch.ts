@@ -6,14 +6,14 @@
  * gone, and an empty frontier must not pass for a finished crawl. The pod then stops with
  * `SHARDLINE_ERR_FRONTIER_LOST`, loudly, and exits non-zero.
  */
-import { FrontierLostError, type RedisFrontier } from '@shardline/frontier';
+import { FrontierLostError, hashListpackShortfall, type RedisFrontier } from '@shardline/frontier';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 /** Options of {@link FrontierWatch}. */
 export interface FrontierWatchOptions {
   frontier: Pick<RedisFrontier, 'identity' | 'checkIdentity'>;
-  /** For the persistence check at start (`CONFIG GET`). */
+  /** For the persistence and memory-setting checks at start (`CONFIG GET`). */
   redis: Redis | Cluster;
   pod: string;
   intervalMs: number;
@@ -37,6 +37,7 @@ export class FrontierWatch {
     if (this.#identity === undefined) {
       this.#identity = await this.#o.frontier.identity();
       await this.#warnWithoutPersistence();
+      await this.#warnHashListpackValue();
     }
     if (this.#timer) return;
     this.#timer = setInterval(() => void this.check(), this.#o.intervalMs);
@@ -62,6 +63,26 @@ export class FrontierWatch {
     this.#o.log.warn(
       { appendonly: aof, save },
       'Redis has no persistence (appendonly no, save ""): a restart of Redis loses the whole frontier (pods then stop with SHARDLINE_ERR_FRONTIER_LOST); turn on appendonly yes (docs/operations.md, Faults)',
+    );
+  }
+
+  /**
+   * One warning when Redis' hash-max-listpack-value is below what a host hash with a folded
+   * queue needs: nothing breaks, but every host with URLs queued then costs several times the
+   * memory. A server that refuses CONFIG (managed Redis) is not judged.
+   */
+  async #warnHashListpackValue(): Promise<void> {
+    let shortfall: Awaited<ReturnType<typeof hashListpackShortfall>>;
+    try {
+      shortfall = await hashListpackShortfall(this.#o.redis);
+    } catch (error) {
+      this.#o.log.debug({ err: error }, 'cannot read the Redis hash-max-listpack-value');
+      return;
+    }
+    if (shortfall === undefined) return;
+    this.#o.log.warn(
+      { [shortfall.setting]: shortfall.value },
+      `Redis ${shortfall.setting} is ${shortfall.value}, below the ${shortfall.needed} B a small host queue folded into its host hash takes: such hashes are stored unpacked, several times larger; set ${shortfall.setting} ${shortfall.recommended} (docs/operations.md, Redis)`,
     );
   }
 

@@ -1,0 +1,41 @@
+/**
+ * The Redis settings the frontier's memory figures assume (docs/operations.md), read with
+ * `CONFIG GET` so a pod can say once at start what to change. Correctness never depends on
+ * them: a setting below what is wanted costs memory, nothing else.
+ */
+import type { Cluster, Redis } from 'ioredis';
+import { FOLD_MAX_BYTES } from './host-queue.js';
+
+/** The `hash-max-listpack-value` our own Redis configurations set (compose, k8s, CLI, tests). */
+export const HASH_MAX_LISTPACK_VALUE = 1024;
+
+/** A setting below what the frontier needs. */
+export interface SettingShortfall {
+  setting: string;
+  /** The lowest value found (on a Cluster, over its masters). */
+  value: number;
+  /** The least value that serves. */
+  needed: number;
+  /** The value to set. */
+  recommended: number;
+}
+
+/**
+ * Whether Redis keeps a host hash with a folded queue (up to {@link FOLD_MAX_BYTES} in one
+ * value) listpack-encoded: `hash-max-listpack-value` ≥ that. Past it every such hash becomes
+ * a hashtable, several times larger. Resolves `undefined` when the setting serves; rejects
+ * when Redis refuses `CONFIG` (managed services often do).
+ */
+export async function hashListpackShortfall(
+  redis: Redis | Cluster,
+): Promise<SettingShortfall | undefined> {
+  const setting = 'hash-max-listpack-value';
+  const servers = redis.isCluster ? (redis as Cluster).nodes('master') : [redis as Redis];
+  let value = Number.POSITIVE_INFINITY;
+  for (const server of servers) {
+    const [, v] = (await server.config('GET', setting)) as string[];
+    value = Math.min(value, Number(v));
+  }
+  if (!(value < FOLD_MAX_BYTES)) return undefined;
+  return { setting, value, needed: FOLD_MAX_BYTES, recommended: HASH_MAX_LISTPACK_VALUE };
+}
