@@ -97,7 +97,10 @@ async function locate(
   };
   const layout = await readQueueLayout(redis, keys, t.domain, t.host);
   if ('folded' in layout) {
+    // Folded entries count against the bound like list entries: same answer in both layouts.
     for (const { priority, entry } of layout.folded) {
+      if (budget <= 0) break;
+      budget--;
       const e = unpackEntry(entry);
       if (e.url === t.url) return { state: 'queued', priority, meta: e.meta };
     }
