@@ -24,6 +24,11 @@ describe('startEmbeddedRedis', () => {
     expect(second).toMatchObject({ started: false, port: first.port });
     const client = new Redis(first.url);
     expect(await client.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
+    // A host hash with a folded queue stays listpack (docs/operations.md).
+    expect(await client.config('GET', 'hash-max-listpack-value')).toEqual([
+      'hash-max-listpack-value',
+      '1024',
+    ]);
     await client.set('k', 'v');
     await client.quit();
     await second.stop(); // not its server: a no-op
