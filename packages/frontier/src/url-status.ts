@@ -11,6 +11,7 @@
  * script, so a read whose markers did not move between its start and end saw one state.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { readArchived } from './archived-reads.js';
 import { unpackDeadLetter, unpackEntry, unpackHeldLease } from './codec.js';
 import { fingerprint } from './fingerprint.js';
 import type { FrontierKeys } from './keys.js';
@@ -36,7 +37,13 @@ export async function readUrlStatus(
   maxScan: number,
 ): Promise<UrlStatus> {
   const base = { url: target.url, host: target.host, domain: target.domain };
-  if (!(await isSeen(redis, keys, target))) return { ...base, state: 'unseen' };
+  if (!(await isSeen(redis, keys, target))) {
+    // An archived domain (archive.ts) keeps its seen fingerprints in its archive field and
+    // has nothing queued, out or scheduled: a URL it saw is done.
+    const archived = await readArchived(redis, keys, target.domain);
+    const done = archived?.fingerprints.includes(fingerprint(target.url));
+    return { ...base, state: done ? 'done' : 'unseen' };
+  }
   const seqKey = keys.hostState(target.domain, target.host);
   let found: Omit<UrlStatus, 'url' | 'host' | 'domain'> = { state: 'seen' };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

@@ -764,6 +764,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         1,
         0,
         0,
+        '',
         d,
         '12345',
         0,
