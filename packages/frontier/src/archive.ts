@@ -12,11 +12,12 @@ import calculateSlot from 'cluster-key-slot';
 
 const SLOTS = 16_384;
 /**
- * Archive hashes per slot: 524,288 in all. At 50 M domains that is ~95 fields each (a
- * listpack up to `hash-max-listpack-entries`, 128 by default); below ~1 M domains most
- * archived domains have a hash of their own (~90 B more each).
+ * Archive hashes per slot: 131,072 in all, a constant of the layout (changing it would lose
+ * the archived domains). At 10 M archived domains that is ~76 fields each, a listpack while
+ * within `hash-max-listpack-entries` (128 by default; at ~15 M and more, raise it to 512 or
+ * each field costs a hashtable entry, ~50 B more); at 1 M ~8 share a hash's ~90 B of key.
  */
-export const ARCHIVE_HASHES_PER_SLOT = 32;
+export const ARCHIVE_HASHES_PER_SLOT = 8;
 
 let slotTags: string[] | undefined;
 
