@@ -28,7 +28,7 @@ local function drop(key)
   removed = removed + redis.call('UNLINK', key)
 end
 local proot = polite_root(root)
-for _, host in ipairs(redis.call('SMEMBERS', root .. 'H')) do
+for _, host in ipairs(hosts_of(root, dkey)) do
   -- Its leases end with it: the host's count of other crawls' requests in flight drops.
   local f = tonumber(redis.call('HGET', hkey(root, host, 's'), 'f')) or 0
   if f > 0 then redis.call('HINCRBY', hkey(proot, host, 's'), 'fx', -f) end

@@ -3,7 +3,8 @@
   enqueue: add canonical URLs of ONE domain to its host queues, exactly once per crawl.
 
   KEYS[1] domain hash  R..'d'  (counters, paused flag, seen-bucket level sL / split sS)
-  KEYS[2] hosts set    R..'H'  (every host of the domain that ever had a URL)
+  KEYS[2] hosts set    R..'H'  (the domain's hosts after its first, which the domain hash's
+                                'h1' holds: host.lua host_add)
   KEYS[3] key root     R       (prefix of the domain's dynamic keys: seen buckets
                                 R..'s:<b>' and host keys R..'h:<host>:…'; same hash tag,
                                 hence same slot, as KEYS[1])
@@ -37,7 +38,7 @@
 --@include "seen"
 --@include "archive"
 
-local dkey, hosts_key, root = KEYS[1], KEYS[2], KEYS[3]
+local dkey, root = KEYS[1], KEYS[3]
 local cap = tonumber(ARGV[1])
 local default_conc = tonumber(ARGV[2])
 local accept_cap = tonumber(ARGV[3])
@@ -126,7 +127,7 @@ local reply = { table.concat(out), queued, revived and (revived[1] .. ',' .. rev
 -- Only hosts that got a URL are re-scored; a batch of duplicates does not read the flag.
 local paused = #host_order > 0 and is_paused(dkey)
 for _, host in ipairs(host_order) do
-  redis.call('SADD', hosts_key, host)
+  host_add(root, dkey, host)
   local seq, score = host_schedule(root, host, paused, default_conc)
   reply[#reply + 1] = host
   reply[#reply + 1] = seq

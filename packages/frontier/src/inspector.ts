@@ -6,7 +6,6 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import type { ArchivedDomain } from './archive.js';
-import { mergeArchivedFields, readArchived } from './archived-reads.js';
 import { checkName, checkPage, checkPod, isName } from './checks.js';
 import {
   DOMAIN_FIELD,
@@ -22,6 +21,7 @@ import {
   unpackHeldLease,
   withPoliteness,
 } from './codec.js';
+import { mergeArchivedFields, readArchived, readLiveHosts } from './domain-reads.js';
 import { readHostQueue } from './host-queue.js';
 import type { FrontierLostRecord } from './identity.js';
 import { readDeadLetterDomainPage, readDomainPage, sampleDomainIndex } from './index-pages.js';
@@ -83,7 +83,8 @@ export class FrontierInspector {
       readArchived(this.#redis, this.#keys, domain),
     ])) as [Record<string, string>, string[], Record<string, string> | null, ArchivedDomain | null];
     const hash = archived ? mergeArchivedFields(archived.domain, live) : live;
-    const hosts = archived ? [...new Set([...liveHosts, ...archived.hosts.keys()])] : liveHosts;
+    const first = live.h1 ? [live.h1, ...liveHosts] : liveHosts;
+    const hosts = archived ? [...new Set([...first, ...archived.hosts.keys()])] : first;
     const stats = decodeDomainStats(
       domain,
       polite ? withPoliteness(hash, polite, ['bu']) : hash,
@@ -165,7 +166,7 @@ export class FrontierInspector {
   /** Every host of a domain that ever had a URL or a policy, sorted. */
   async domainHosts(domain: string): Promise<string[]> {
     const [hosts, archived] = await Promise.all([
-      this.#redis.smembers(this.#keys.hosts(checkName('domain', domain))) as Promise<string[]>,
+      readLiveHosts(this.#redis, this.#keys, checkName('domain', domain)),
       readArchived(this.#redis, this.#keys, domain),
     ]);
     return [...new Set([...hosts, ...(archived?.hosts.keys() ?? [])])].sort();

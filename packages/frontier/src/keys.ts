@@ -69,7 +69,10 @@ export class FrontierKeys {
   domain(domain: string): string {
     return `${this.root(domain)}d`;
   }
-  /** SET: every host of the domain that ever had a URL or a policy. */
+  /**
+   * SET: the hosts of the domain that ever had a URL or a policy, but the first enqueued,
+   * which the domain hash's `h1` holds while this set does not exist (host.lua host_add).
+   */
   hosts(domain: string): string {
     return `${this.root(domain)}H`;
   }

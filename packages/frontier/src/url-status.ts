@@ -11,8 +11,8 @@
  * script, so a read whose markers did not move between its start and end saw one state.
  */
 import type { Cluster, Redis } from 'ioredis';
-import { readArchived } from './archived-reads.js';
 import { unpackDeadLetter, unpackEntry, unpackHeldLease } from './codec.js';
+import { readArchived } from './domain-reads.js';
 import { fingerprint } from './fingerprint.js';
 import type { FrontierKeys } from './keys.js';
 import type { UrlStatus } from './read-types.js';

@@ -91,6 +91,10 @@ export function describeArchive(name: string, start: () => Promise<SuiteBackend>
 
       expect(await liveKeys(redis, keys, 'foldtest.com', hosts)).toBe(0);
       expect(await redis.hexists(keys.archive('foldtest.com'), 'foldtest.com')).toBe(1);
+      // A ring change's reindex has nothing to place and leaves no key behind.
+      await frontier.reindex('foldtest.com');
+      expect(await liveKeys(redis, keys, 'foldtest.com', hosts)).toBe(0);
+      expect(await redis.zcard(keys.due('pod-a'))).toBe(0);
       expect(await redis.zscore(keys.domains(), 'foldtest.com')).toBeNull();
       expect(await redis.zscore(keys.domainsByFetched(), 'foldtest.com')).toBeNull();
       expect(await redis.hget(keys.stats(), 'archivedDomains')).toBe('1');

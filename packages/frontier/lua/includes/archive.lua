@@ -26,8 +26,8 @@ local ARCHIVE_MAX_SEEN = 64
 local DOMAIN_POS = { 'enq', 'claimed', 'ok', 'bytes', 'ms', 'links' }
 local HOST_POS = { 'seq', 'id', 'ha', 'dn' }
 -- Fields the archive does not carry: q and f are 0; seen, sL and sS are rebuilt from the
--- fingerprints when it is unfolded.
-local DOMAIN_SKIP = { q = true, f = true, seen = true, sL = true, sS = true }
+-- fingerprints when it is unfolded, h1 from the host lines.
+local DOMAIN_SKIP = { q = true, f = true, seen = true, sL = true, sS = true, h1 = true }
 local HOST_SKIP = { q = true, f = true }
 -- A default-crawl host's politeness fields, which every crawl reads (host.lua).
 local POLITE = { n = true, dl = true, cd = true, bo = true, fc = true, ad = true, ar = true, bu = true, fx = true }
@@ -118,9 +118,9 @@ local function archive_try(root, dkey, akey, now)
   local nseen = tonumber(d.seen) or 0
   if nseen > ARCHIVE_MAX_SEEN then return false end
   local hosts_key = root .. 'H'
-  if redis.call('SCARD', hosts_key) > ARCHIVE_MAX_HOSTS then return false end
+  if redis.call('SCARD', hosts_key) >= ARCHIVE_MAX_HOSTS then return false end
   if redis.call('EXISTS', root .. 'x') == 1 then return false end
-  local hosts = redis.call('SMEMBERS', hosts_key)
+  local hosts = hosts_of(root, dkey)
   local lines, keep = {}, {}
   for _, host in ipairs(hosts) do
     if redis.call('EXISTS', hkey(root, host, 'l'), hkey(root, host, 'L'), hkey(root, host, 'D'),
@@ -217,7 +217,7 @@ local function archive_revive(root, dkey, akey)
       local rel, fields = string.match(line, '^([^ ]*) (.*)$')
       local host = domain
       if rel ~= '' then host = rel .. '.' .. domain end
-      redis.call('SADD', root .. 'H', host)
+      host_add(root, dkey, host)
       unfold_fields(hkey(root, host, 's'), fields, HOST_POS)
     end
   end
