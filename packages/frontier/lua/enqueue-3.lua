@@ -46,7 +46,7 @@ local host_cap = tonumber(ARGV[4])
 -- Accepted so far per host (read once per host in this batch), for the host accept cap.
 local host_accepted = {}
 local revived = archive_revive(root, dkey, ARGV[5])
-local dv = redis.call('HMGET', dkey, 'q', 'enq')
+local dv = redis.call('HMGET', dkey, 'q', 'enq', 'h1')
 local queued = tonumber(dv[1] or '0')
 local accepted = tonumber(dv[2] or '0')
 local st = seen_state(dkey)
@@ -127,7 +127,8 @@ local reply = { table.concat(out), queued, revived and (revived[1] .. ',' .. rev
 -- Only hosts that got a URL are re-scored; a batch of duplicates does not read the flag.
 local paused = #host_order > 0 and is_paused(dkey)
 for _, host in ipairs(host_order) do
-  host_add(root, dkey, host)
+  -- The domain's first host is in its hash already (host.lua host_add): nothing to add.
+  if host ~= dv[3] then host_add(root, dkey, host) end
   local seq, score = host_schedule(root, host, paused, default_conc)
   reply[#reply + 1] = host
   reply[#reply + 1] = seq
