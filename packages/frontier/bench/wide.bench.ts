@@ -10,8 +10,9 @@
  * 4. pod-b claims and completes everything: claim+complete URLs/s, Redis CPU per page
  *    (`INFO cpu` delta).
  * 5. all fetched: `used_memory` per domain kept, keys per domain, right after and once the
- *    pins of the finished hosts lapsed (claims then drop them from the due index), and where
- *    it goes (`MEMORY USAGE` of a sample of domains' keys, and of the global indexes).
+ *    pins of the finished hosts lapsed (claims then drop them from the due index and fold
+ *    each idle domain into its archive hash), and where it goes (`MEMORY USAGE` of a sample
+ *    of domains' keys and archive shares, and of the global indexes).
  *
  * Peak RSS of this process (the "pod": it only ever holds one batch of URLs) and of
  * redis-server (`VmHWM`). The URLs are generated batch by batch and the dead pod's index is
@@ -131,6 +132,14 @@ async function keptBreakdown(redis: Redis, keys: FrontierKeys): Promise<string> 
     for (const [name, key] of named) {
       perDomain[name] =
         (perDomain[name] ?? 0) + Number((await redis.memory('USAGE', key)) ?? 0) / sample;
+    }
+    // An archived domain's share of its archive hash (shared with the slot's other domains).
+    const archive = keys.archive(domain);
+    const fields = await redis.hlen(archive);
+    if (fields > 0) {
+      perDomain['archive share'] =
+        (perDomain['archive share'] ?? 0) +
+        Number((await redis.memory('USAGE', archive, 'SAMPLES', 0)) ?? 0) / fields / sample;
     }
   }
   const global: [string, string][] = [

@@ -5,7 +5,7 @@
   in the domain's keys, so it survives restarts and moves with the domain.
 
   KEYS[1] domain hash  R..'d'
-  KEYS[2] hosts set    R..'H'
+  KEYS[2] hosts set    R..'H' (with the domain hash's 'h1': host.lua hosts_of)
   KEYS[3] key root     R
   ARGV[1] host, or '' for the whole domain (field 'bu' of the domain hash under P, host.lua)
   ARGV[2] blocked until (Redis ms); 0 lifts the block
@@ -33,7 +33,7 @@ else
   redis.call('HDEL', target, 'bu')
 end
 local hosts = { host }
-if host == '' then hosts = redis.call('SMEMBERS', hosts_key) end
+if host == '' then hosts = hosts_of(root, dkey) end
 local paused = is_paused(dkey)
 local reply = {}
 for _, h in ipairs(hosts) do

@@ -20,6 +20,9 @@
   ARGV[12] claim-ahead lead (ms; 0 or absent = none): a URL may be claimed up to this long
            before next_allowed_at; its lease then starts at next_allowed_at (notBefore below)
            and the caller must not send before that Redis time
+  ARGV[13] archive hash of the domain (keys.ts archive(): same Cluster slot as KEYS[1]), or ''
+           (or absent) not to archive: a visit that parks the host folds an idle small domain
+           into it (archive.lua)
 
   Gate (all must hold for each URL): domain not paused, now >= next_allowed_at and past
   any operator block of the host or domain, in flight (in every crawl) < concurrency, queue not empty,
@@ -30,9 +33,13 @@
   counts as in flight from the claim on (a holder that dies before sending keeps the slot
   until the reap).
 
+  A domain without its counter hash (archived) is not visited: { 1, 'gone', nowMs, 0, '',
+  replyAtUs, 0 } (index-update-2.lua parks 'gone' whatever the seq).
+
   Returns { seq, score, nowMs, reapedCount, reapedHolders (comma list, one per reaped
     lease, with ':dead' when it went to the dead letters), replyAtUs (Redis time in µs read
-    last, to map notBefore onto the caller's monotonic clock), leaseField1, deadline1,
+    last, to map notBefore onto the caller's monotonic clock), archived (1 when this visit
+    archived the domain, else 0), leaseField1, deadline1,
     level1, entry1, notBefore1 (Redis ms; > nowMs only when claimed ahead), leaseField2, ... }
   Side effects: host state (f, id, q, seq; n in the politeness hash, host.lua), lease hash/deadlines, domain counters
   f, q, claimed, rep, dead, rs, budget bw/bn/be; dead letters; due refetches moved from the
@@ -46,6 +53,8 @@
 --@include "requeue"
 --@include "recrawl"
 --@include "budget"
+--@include "seen"
+--@include "archive"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host, holder = ARGV[1], ARGV[2]
@@ -59,6 +68,12 @@ local dead_cap = tonumber(ARGV[9])
 local budget, budget_period = tonumber(ARGV[10]) or 0, tonumber(ARGV[11]) or 0
 local lead = tonumber(ARGV[12]) or 0
 local now = now_ms()
+if redis.call('EXISTS', dkey) == 0 then
+  -- No live domain (archived by a visit to another of its hosts, archive.lua): nothing to
+  -- claim or reap, and nothing written that would outlive the visit. 'gone' parks the entry.
+  local t = redis.call('TIME')
+  return { 1, 'gone', fmt(now), 0, '', t[1] .. string.format('%06d', tonumber(t[2])), 0 }
+end
 local skey = hkey(root, host, 's')
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 
@@ -116,8 +131,9 @@ while got < max and not paused do
 end
 
 local seq, score = host_schedule(root, host, paused, default_conc)
+local archived = score == 'park' and archive_try(root, dkey, ARGV[13], now)
 local t = redis.call('TIME')
 local reply = { seq, score, fmt(now), #reaped, table.concat(reaped, ','),
-  t[1] .. string.format('%06d', tonumber(t[2])) }
+  t[1] .. string.format('%06d', tonumber(t[2])), archived and 1 or 0 }
 for _, v in ipairs(leases) do reply[#reply + 1] = v end
 return reply

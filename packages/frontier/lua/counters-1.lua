@@ -11,14 +11,21 @@
   KEYS[1] counter key: a HASH ('h') or a ZSET ('z', 'zd')
   ARGV[1] 'h' hash fields | 'z' sorted-set members | 'zd' sorted-set members, then drop
           the members whose score is exactly 0 (a transient negative must stay to cancel
-          its increment)
-  ARGV[2..] pairs: field or member, integer delta
+          its increment) | 'zr' sorted-set members to remove (archived domains)
+  ARGV[2..] pairs: field or member, integer delta; for 'zr' members only
 
   Returns the number of pairs applied.
-  Side effects: HINCRBY / ZINCRBY per pair (ZREMRANGEBYSCORE 0 0 for 'zd').
+  Side effects: HINCRBY / ZINCRBY per pair (ZREMRANGEBYSCORE 0 0 for 'zd'; ZREM for 'zr').
 ]]
 
 local kind, key = ARGV[1], KEYS[1]
+if kind == 'zr' then
+  local removed = 0
+  for i = 2, #ARGV, 1000 do
+    removed = removed + redis.call('ZREM', key, unpack(ARGV, i, math.min(i + 999, #ARGV)))
+  end
+  return removed
+end
 local n = 0
 for i = 2, #ARGV, 2 do
   if kind == 'h' then

@@ -8,6 +8,8 @@
 
   KEYS[1] domain hash  R..'d'
   KEYS[2] key root     R   (must be a crawl root '<prefix>:{d:<domain>}:c:<crawl>:')
+  ARGV[1] the domain's archive hash (keys.ts archive(), same Cluster slot; '' or absent =
+          none): the crawl's field there, an archived domain (archive.lua), goes too
 
   Side effect on the shared keys: the crawl's leases still out leave the hosts' count of
   requests in flight ('fx', host.lua).
@@ -26,7 +28,7 @@ local function drop(key)
   removed = removed + redis.call('UNLINK', key)
 end
 local proot = polite_root(root)
-for _, host in ipairs(redis.call('SMEMBERS', root .. 'H')) do
+for _, host in ipairs(hosts_of(root, dkey)) do
   -- Its leases end with it: the host's count of other crawls' requests in flight drops.
   local f = tonumber(redis.call('HGET', hkey(root, host, 's'), 'f')) or 0
   if f > 0 then redis.call('HINCRBY', hkey(proot, host, 's'), 'fx', -f) end
@@ -45,4 +47,8 @@ for b = 0, buckets - 1 do drop(root .. 's:' .. b) end
 drop(root .. 'x')
 drop(root .. 'H')
 drop(dkey)
+if ARGV[1] and ARGV[1] ~= '' then
+  local domain, tail = string.match(root, '{d:(.*)}:(.*)$')
+  removed = removed + redis.call('HDEL', ARGV[1], tail .. domain)
+end
 return removed

@@ -3,7 +3,8 @@
   enqueue: add canonical URLs of ONE domain to its host queues, exactly once per crawl.
 
   KEYS[1] domain hash  R..'d'  (counters, paused flag, seen-bucket level sL / split sS)
-  KEYS[2] hosts set    R..'H'  (every host of the domain that ever had a URL)
+  KEYS[2] hosts set    R..'H'  (the domain's hosts after its first, which the domain hash's
+                                'h1' holds: host.lua host_add)
   KEYS[3] key root     R       (prefix of the domain's dynamic keys: seen buckets
                                 R..'s:<b>' and host keys R..'h:<host>:…'; same hash tag,
                                 hence same slot, as KEYS[1])
@@ -14,15 +15,19 @@
                        number of pods can never overshoot it.
   ARGV[4] host accept cap  most URLs ever accepted per host (its 'ha' counter); 0 = no
                        cap. Like the accept cap, exact across enqueuers.
-  ARGV[5..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
+  ARGV[5] archive hash of the domain (keys.ts archive(): same Cluster slot as KEYS[1]), or '':
+          an archived domain is unfolded first (archive.lua)
+  ARGV[6..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
             (integer), entry ("<depth>,<attempt>,<metaLen>,<meta><url>")
 
-  Returns { statuses, queuedInDomain, host1, seq1, score1, host2, ... }
+  Returns { statuses, queuedInDomain, revived, host1, seq1, score1, host2, ... }
     statuses: one character per URL in order: 'q' queued, 'd' duplicate (already seen,
     including earlier in this batch), 'c' over the domain's queue cap (not marked seen, so
     it can be enqueued again later), 'a' over the accept cap, 'h' over the host accept cap
-    (neither marked seen); then for every host that got a URL its new scheduling seq
-    and due-index score ('park' | ms | 'inf').
+    (neither marked seen); revived: '' or, when the domain was unfolded from the archive,
+    "<ok>,<errors>" (its fetched and failed + dead counts, for the domain indexes it had
+    left); then for every host that got a URL its new scheduling seq and due-index score
+    ('park' | ms | 'inf').
   Side effects: seen buckets (may split one), host lists/levels/state, domain counters
   q, seen, enq, dup, cap (every cap); host ha.
   The shebang makes Redis refuse the whole script while it is out of memory (a script
@@ -31,15 +36,17 @@
 --@include "time"
 --@include "host"
 --@include "seen"
+--@include "archive"
 
-local dkey, hosts_key, root = KEYS[1], KEYS[2], KEYS[3]
+local dkey, root = KEYS[1], KEYS[3]
 local cap = tonumber(ARGV[1])
 local default_conc = tonumber(ARGV[2])
 local accept_cap = tonumber(ARGV[3])
 local host_cap = tonumber(ARGV[4])
 -- Accepted so far per host (read once per host in this batch), for the host accept cap.
 local host_accepted = {}
-local dv = redis.call('HMGET', dkey, 'q', 'enq')
+local revived = archive_revive(root, dkey, ARGV[5])
+local dv = redis.call('HMGET', dkey, 'q', 'enq', 'h1')
 local queued = tonumber(dv[1] or '0')
 local accepted = tonumber(dv[2] or '0')
 local st = seen_state(dkey)
@@ -50,7 +57,7 @@ local lists, list_order = {}, {}
 local per_host, host_order = {}, {}
 local nq, nd, nc = 0, 0, 0
 
-for i = 5, #ARGV, 4 do
+for i = 6, #ARGV, 4 do
   local host, fp, level, entry = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   if not seen_add(root, dkey, fp, st) then
     out[#out + 1] = 'd'
@@ -117,11 +124,12 @@ end
 if nd > 0 then redis.call('HINCRBY', dkey, 'dup', nd) end
 if nc > 0 then redis.call('HINCRBY', dkey, 'cap', nc) end
 
-local reply = { table.concat(out), queued }
+local reply = { table.concat(out), queued, revived and (revived[1] .. ',' .. revived[2]) or '' }
 -- Only hosts that got a URL are re-scored; a batch of duplicates does not read the flag.
 local paused = #host_order > 0 and is_paused(dkey)
 for _, host in ipairs(host_order) do
-  redis.call('SADD', hosts_key, host)
+  -- The domain's first host is in its hash already (host.lua host_add): nothing to add.
+  if host ~= dv[3] then host_add(root, dkey, host) end
   local seq, score = host_schedule(root, host, paused, default_conc)
   reply[#reply + 1] = host
   reply[#reply + 1] = seq

@@ -30,13 +30,19 @@
   again and its claims would forward them one by one when the pins end, work that
   competes with the hosts it still owns.
 
+  'gone' parks a host whose domain has no live keys (archived, archive.lua) whatever the
+  seq: the archived domain keeps its hosts' seqs out of reach of the claim that met it, and
+  the seq check only orders updates of live hosts. A stale 'gone' cannot drop a host that
+  came back: everything that gives a host URLs pins it first, and a pinned entry survives a
+  park.
+
   KEYS[1] due index   ZSET member "<domain>/<host>" -> due ms (or +inf)
   KEYS[2] due meta    HASH member -> "<seq>:<pinUntilMs>"
   ARGV[1] wake channel to PUBLISH the new earliest due ms to when it moves earlier
           ('' = no publish)
   ARGV[2] pin duration (ms)
   ARGV[3..] triples: member, seq ('0' = pin and lower, '-1' = pin and keep), score
-            ('park' | 'evict' | ms | 'inf'; ignored for pins)
+            ('park' | 'gone' | 'evict' | ms | 'inf'; ignored for pins)
 
   Returns { earliestDueMs or '', nowMs }.
   Flagged allow-oom (runs while Redis is full): the due-index side of a domain script that already ran: refusing it could leave a host with queued URLs out of every index.
@@ -64,6 +70,13 @@ for i = 3, #ARGV, 3 do
       redis.call('ZADD', zkey, 'NX', now, member)
     end
     redis.call('HSET', mkey, member, fmt(cur_seq) .. ':' .. fmt(now + pin_ms))
+  elseif score == 'gone' then
+    if pin > now then
+      redis.call('ZADD', zkey, pin, member)
+    else
+      redis.call('ZREM', zkey, member)
+      redis.call('HDEL', mkey, member)
+    end
   elseif seq > cur_seq then
     if score == 'evict' then
       redis.call('ZREM', zkey, member)

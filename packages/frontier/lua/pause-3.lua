@@ -3,7 +3,7 @@
   pause / resume a domain: claim hands out nothing from a paused domain.
 
   KEYS[1] domain hash  R..'d'
-  KEYS[2] hosts set    R..'H'
+  KEYS[2] hosts set    R..'H' (with the domain hash's 'h1': host.lua hosts_of)
   KEYS[3] key root     R
   ARGV[1] '1' pause | '0' resume
   ARGV[2] default concurrency
@@ -24,7 +24,7 @@ else
 end
 local paused = ARGV[1] == '1'
 local reply = {}
-for _, host in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+for _, host in ipairs(hosts_of(KEYS[3], KEYS[1])) do
   local seq, score = host_schedule(KEYS[3], host, paused, tonumber(ARGV[2]))
   reply[#reply + 1] = host
   reply[#reply + 1] = seq

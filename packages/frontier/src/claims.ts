@@ -198,6 +198,7 @@ export class Claims {
         o.domainBudget?.pages ?? 0,
         o.domainBudget?.periodMs ?? 0,
         limits.leadMs,
+        o.archiveIdleDomains ? keys.archive(domain) : '',
       ],
     }));
     const replies = await exec.scripts(calls);
@@ -228,7 +229,8 @@ export class Claims {
         }
       }
       const replyAtUs = Number(r[5]);
-      for (let j = 6; j + 4 < r.length; j += 5) {
+      if (Number(r[6]) === 1) counters.archived(domain);
+      for (let j = 7; j + 4 < r.length; j += 5) {
         const e = unpackEntry(String(r[j + 3]));
         const notBeforeMs = Number(r[j + 4]);
         leases.push({

@@ -281,5 +281,6 @@ export function decodeDomainStats(
     budgetSpent: n('bn'),
     budgetRefillAtMs: n('be'),
     hosts: hosts.sort(),
+    archived: false,
   };
 }

@@ -26,6 +26,7 @@ export class Counters {
   readonly #fetched: Deltas = new Map();
   readonly #errors: Deltas = new Map();
   readonly #dead: Deltas = new Map();
+  readonly #gone = new Set<string>();
 
   constructor(keys: FrontierKeys) {
     this.#keys = keys;
@@ -71,6 +72,23 @@ export class Counters {
     bump(this.#dead, domain, n);
   }
 
+  /**
+   * The domain was archived (lua/includes/archive.lua): it leaves the domain indexes, which
+   * then hold only domains with live keys, and counts in `archivedDomains`.
+   */
+  archived(domain: string): void {
+    this.#gone.add(domain);
+    this.add('archivedDomains', 1);
+  }
+
+  /** The domain was unfolded from the archive with these fetch and error counts: back in the indexes. */
+  revived(domain: string, ok: number, errors: number): void {
+    this.#gone.delete(domain);
+    bump(this.#fetched, domain, ok);
+    bump(this.#errors, domain, errors);
+    this.add('archivedDomains', -1);
+  }
+
   /** The counter updates, one script call per key. */
   calls(): ScriptCall[] {
     const k = this.#keys;
@@ -86,6 +104,12 @@ export class Counters {
     call(k.domains(), 'z', this.#depth);
     call(k.domainsByFetched(), 'z', this.#fetched);
     call(k.domainsByErrors(), 'z', this.#errors);
+    if (this.#gone.size > 0) {
+      const members = [...this.#gone];
+      for (const index of [k.domains(), k.domainsByFetched(), k.domainsByErrors()]) {
+        out.push({ command: C.counters, args: [index, 'zr', ...members] });
+      }
+    }
     // Drops domains whose dead letters are all requeued (see the script).
     call(k.deadLetterDomains(), 'zd', this.#dead);
     return out;

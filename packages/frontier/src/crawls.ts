@@ -165,7 +165,10 @@ export class CrawlRegistry {
       const domains = (await this.#redis.srandmember(touched, batch)) as string[];
       if (domains.length === 0) break;
       const removed = await this.#exec.scripts(
-        domains.map((d) => ({ command: C['crawl-drop'], args: [keys.domain(d), keys.root(d)] })),
+        domains.map((d) => ({
+          command: C['crawl-drop'],
+          args: [keys.domain(d), keys.root(d), keys.archive(d)],
+        })),
       );
       for (const n of removed) progress.keys += Number(n);
       // Forgotten only once their keys are gone: a crash re-drops them (idempotent).

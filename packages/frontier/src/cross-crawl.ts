@@ -9,6 +9,7 @@
 import { dueMember } from './codec.js';
 import type { FrontierContext } from './context.js';
 import { DEFAULT_CRAWL } from './crawl-id.js';
+import { readLiveHosts } from './domain-reads.js';
 import { FrontierKeys } from './keys.js';
 
 /**
@@ -28,7 +29,7 @@ export async function wakeOtherCrawls(ctx: FrontierContext, domain: string): Pro
       const k = new FrontierKeys(keys.prefix, crawl);
       const [pods, hosts] = (await Promise.all([
         redis.smembers(k.pods()),
-        redis.smembers(k.hosts(domain)),
+        readLiveHosts(redis, k, domain),
       ])) as [string[], string[]];
       if (hosts.length === 0) return;
       const members = hosts.map((h) => dueMember(domain, h));

@@ -101,6 +101,7 @@ export class Enqueuer {
           o.defaultConcurrency,
           o.maxAcceptedPerDomain,
           o.maxAcceptedPerHost,
+          o.archiveIdleDomains ? keys.archive(domain) : '',
         ];
         for (const p of chunk) args.push(p.host, p.fp, p.level, p.entry);
         calls.push({ command: C.enqueue, args });
@@ -157,8 +158,13 @@ export class Enqueuer {
         }
       }
       counters.queued(domain, domainQueued);
+      const revived = String(r[2]);
+      if (revived !== '') {
+        const [ok = 0, errors = 0] = revived.split(',').map(Number);
+        counters.revived(domain, ok, errors);
+      }
       const owner = owners.get(domain)!;
-      for (let j = 2; j + 2 < r.length; j += 3) {
+      for (let j = 3; j + 2 < r.length; j += 3) {
         const score = String(r[j + 2]);
         updates.add(owner, dueMember(domain, String(r[j])), String(r[j + 1]), score);
         if (score !== 'park') woken.add(owner);

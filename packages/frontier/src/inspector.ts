@@ -5,6 +5,7 @@
  * (codec.ts) can change without breaking the API, the CLI or membership.
  */
 import type { Cluster, Redis } from 'ioredis';
+import type { ArchivedDomain } from './archive.js';
 import { checkName, checkPage, checkPod, isName } from './checks.js';
 import {
   DOMAIN_FIELD,
@@ -19,6 +20,7 @@ import {
   unpackHeldLease,
   withPoliteness,
 } from './codec.js';
+import { mergeArchivedFields, readArchived, readLiveHosts } from './domain-reads.js';
 import { readHostQueue, readQueueHead } from './host-queue.js';
 import type { FrontierLostRecord } from './identity.js';
 import { readDeadLetterDomainPage, readDomainPage, sampleDomainIndex } from './index-pages.js';
@@ -68,17 +70,26 @@ export class FrontierInspector {
     return numbers(await this.#redis.hgetall(this.#keys.podStats(checkPod(pod))));
   }
 
-  /** Exact counters of one domain (one HGETALL, one SMEMBERS, no scan). */
+  /** Exact counters of one domain (one HGETALL, one SMEMBERS, one HGET of its archive, no scan). */
   async domainStats(domain: string): Promise<DomainStats> {
     checkName('domain', domain);
     const own = this.#keys.isDefaultCrawl;
-    const [hash, hosts, polite] = (await Promise.all([
+    const [live, liveHosts, polite, archived] = (await Promise.all([
       this.#redis.hgetall(this.#keys.domain(domain)),
       this.#redis.smembers(this.#keys.hosts(domain)),
       // A block is the domain's in every crawl: it lives with the politeness keys.
       own ? null : this.#redis.hgetall(this.#keys.domainPoliteness(domain)),
-    ])) as [Record<string, string>, string[], Record<string, string> | null];
-    return decodeDomainStats(domain, polite ? withPoliteness(hash, polite, ['bu']) : hash, hosts);
+      readArchived(this.#redis, this.#keys, domain),
+    ])) as [Record<string, string>, string[], Record<string, string> | null, ArchivedDomain | null];
+    const hash = archived ? mergeArchivedFields(archived.domain, live) : live;
+    const first = live.h1 ? [live.h1, ...liveHosts] : liveHosts;
+    const hosts = archived ? [...new Set([...first, ...archived.hosts.keys()])] : first;
+    const stats = decodeDomainStats(
+      domain,
+      polite ? withPoliteness(hash, polite, ['bu']) : hash,
+      hosts,
+    );
+    return { ...stats, archived: archived !== null };
   }
 
   /**
@@ -127,9 +138,16 @@ export class FrontierInspector {
 
   // ───────────────────────────── domains ─────────────────────────────
 
-  /** Domains the frontier has indexed (those that ever had a URL queued; one ZCARD). */
-  domainCount(): Promise<number> {
-    return this.#redis.zcard(this.#keys.domains());
+  /**
+   * Domains the frontier has indexed (those that ever had a URL queued): the depth index's
+   * ZCARD plus the archived domains, which left it (`archivedDomains`, eventually consistent).
+   */
+  async domainCount(): Promise<number> {
+    const [listed, archived] = await Promise.all([
+      this.#redis.zcard(this.#keys.domains()),
+      this.#redis.hget(this.#keys.stats(), 'archivedDomains'),
+    ]);
+    return listed + Math.max(0, Number(archived ?? 0));
   }
 
   /**
@@ -138,15 +156,19 @@ export class FrontierInspector {
    */
   async hasDomain(domain: string): Promise<boolean> {
     if (!isName(domain)) return false;
-    return (await this.#redis.exists(this.#keys.domain(domain))) > 0;
+    if ((await this.#redis.exists(this.#keys.domain(domain))) > 0) return true;
+    return (
+      (await this.#redis.hexists(this.#keys.archive(domain), this.#keys.archiveField(domain))) > 0
+    );
   }
 
   /** Every host of a domain that ever had a URL or a policy, sorted. */
   async domainHosts(domain: string): Promise<string[]> {
-    const hosts = (await this.#redis.smembers(
-      this.#keys.hosts(checkName('domain', domain)),
-    )) as string[];
-    return hosts.sort();
+    const [hosts, archived] = await Promise.all([
+      readLiveHosts(this.#redis, this.#keys, checkName('domain', domain)),
+      readArchived(this.#redis, this.#keys, domain),
+    ]);
+    return [...new Set([...hosts, ...(archived?.hosts.keys() ?? [])])].sort();
   }
 
   /**
@@ -320,15 +342,15 @@ export class FrontierInspector {
   async hostState(domain: string, host: string): Promise<HostState> {
     checkName('domain', domain);
     checkName('host', host);
-    const own = this.#redis.hgetall(this.#keys.hostState(domain, host));
-    if (this.#keys.isDefaultCrawl) {
-      return decodeHostState(domain, host, (await own) as Record<string, string>);
-    }
-    const [hash, polite] = (await Promise.all([
-      own,
-      this.#redis.hgetall(this.#keys.hostPoliteness(domain, host)),
-    ])) as [Record<string, string>, Record<string, string>];
-    return decodeHostState(domain, host, withPoliteness(hash, polite));
+    const [live, archived] = await Promise.all([
+      this.#redis.hgetall(this.#keys.hostState(domain, host)),
+      readArchived(this.#redis, this.#keys, domain),
+    ]);
+    const fromArchive = archived?.hosts.get(host);
+    const own = fromArchive ? mergeArchivedFields(fromArchive, live) : live;
+    if (this.#keys.isDefaultCrawl) return decodeHostState(domain, host, own);
+    const polite = await this.#redis.hgetall(this.#keys.hostPoliteness(domain, host));
+    return decodeHostState(domain, host, withPoliteness(own, polite));
   }
 
   /**

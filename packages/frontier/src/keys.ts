@@ -14,6 +14,7 @@
  * ({@link politeRoot}), so crawls share one delay per host. The identity, the loss record
  * and the crawl registry are the frontier's, shared.
  */
+import { archiveKey } from './archive.js';
 import { crawlKeyPrefix, DEFAULT_CRAWL } from './crawl-id.js';
 import type { DomainSort } from './read-types.js';
 
@@ -68,13 +69,27 @@ export class FrontierKeys {
   domain(domain: string): string {
     return `${this.root(domain)}d`;
   }
-  /** SET: every host of the domain that ever had a URL or a policy. */
+  /**
+   * SET: the hosts of the domain that ever had a URL or a policy, but the first enqueued,
+   * which the domain hash's `h1` holds while this set does not exist (host.lua host_add).
+   */
   hosts(domain: string): string {
     return `${this.root(domain)}H`;
   }
   /** SET (intset) of 64-bit fingerprints: one linear-hashing bucket of the seen-set. */
   seenBucket(domain: string, bucket: number): string {
     return `${this.root(domain)}s:${bucket}`;
+  }
+  /**
+   * HASH shared with other domains of the same Cluster slot (archive.ts): an idle small
+   * domain folded into one field, {@link archiveField}, by lua/includes/archive.lua.
+   */
+  archive(domain: string): string {
+    return archiveKey(this.prefix, domain);
+  }
+  /** The domain's field in its {@link archive} hash: the crawl's tail, then the domain. */
+  archiveField(domain: string): string {
+    return `${this.#tail}${domain}`;
   }
   /** LIST: the domain's dead letters, newest first. */
   deadLetters(domain: string): string {

@@ -120,6 +120,13 @@ export interface FrontierOptions {
   maxMetaChars?: number;
   /** Highest absolute priority accepted. @default 1000000 */
   maxPriority?: number;
+  /**
+   * Fold an idle small domain (nothing queued, out or scheduled; ≤ 8 hosts, ≤ 64 URLs seen)
+   * into one field of a shared archive hash when a claim parks its last host, and leave the
+   * domain indexes; the next enqueue to it unfolds it. A finished domain of a wide crawl then
+   * keeps tens of bytes instead of ~1 KB (docs/capacity.md). @default true
+   */
+  archiveIdleDomains?: boolean;
   /** URLs per enqueue script call (bounds the time Redis spends in one script). @default 1000 */
   enqueueChunk?: number;
   /** Options for `@shardline/url` canonicalisation. */
@@ -166,6 +173,7 @@ const DEFAULTS = {
   maxMetaChars: 512,
   maxPriority: 1_000_000,
   enqueueChunk: 1000,
+  archiveIdleDomains: true,
 } as const;
 
 /** Heritrix's default `delayFactor`: the adaptive delay's factor when none is given. */
@@ -290,6 +298,9 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
       budget,
       'null or { pages, periodMs } of positive integers',
     );
+  }
+  if (typeof resolved.archiveIdleDomains !== 'boolean') {
+    throw new FrontierOptionsError('archiveIdleDomains', resolved.archiveIdleDomains, 'a boolean');
   }
   if (typeof resolved.refetchAdaptive !== 'boolean') {
     throw new FrontierOptionsError('refetchAdaptive', resolved.refetchAdaptive, 'a boolean');

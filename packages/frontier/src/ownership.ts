@@ -3,10 +3,12 @@
  * ring change or to repair an index), a leaving pod's whole index (handOff), and a dead
  * pod's leases back to the queues (reclaimPod). Called by the membership layer.
  */
+
 import { asArray, checkName, checkPod } from './checks.js';
 import { dueMember, parseDueMember } from './codec.js';
 import type { FrontierContext } from './context.js';
 import { Counters } from './counters.js';
+import { readLiveHosts } from './domain-reads.js';
 import { type DueIndex, IndexBatch } from './due-index.js';
 import type { FrontierInspector } from './inspector.js';
 import { SCRIPT_COMMANDS as C } from './scripts.js';
@@ -94,8 +96,10 @@ export class Ownership {
     const { keys, exec } = this.#ctx;
     const evictFrom = options.evictFrom === undefined ? undefined : checkPod(options.evictFrom);
     const owner = this.#ctx.ownerOf(domain);
+    // Live hosts only: an archived domain (archive.ts) has nothing to index, and a visit
+    // would leave keys behind.
     const [hosts, registered] = await Promise.all([
-      this.#inspector.domainHosts(domain),
+      readLiveHosts(this.#ctx.redis, keys, domain),
       this.#inspector.pods(),
     ]);
     if (hosts.length === 0) return;

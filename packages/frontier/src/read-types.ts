@@ -76,6 +76,11 @@ export interface DomainStats {
   /** Redis time (ms) at which the spent refilling budget refills (0 = never spent; past = refilled). */
   budgetRefillAtMs: number;
   hosts: string[];
+  /**
+   * Whether the domain is archived (`archiveIdleDomains`): idle, folded into one field of a
+   * shared hash, out of the domain indexes; its next URL unfolds it.
+   */
+  archived: boolean;
 }
 
 /** Eventually consistent sums, global or per pod (see the README). */

@@ -12,6 +12,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { unpackDeadLetter, unpackEntry, unpackHeldLease } from './codec.js';
+import { readArchived } from './domain-reads.js';
 import { fingerprint } from './fingerprint.js';
 import { readQueueLayout } from './host-queue.js';
 import type { FrontierKeys } from './keys.js';
@@ -37,7 +38,13 @@ export async function readUrlStatus(
   maxScan: number,
 ): Promise<UrlStatus> {
   const base = { url: target.url, host: target.host, domain: target.domain };
-  if (!(await isSeen(redis, keys, target))) return { ...base, state: 'unseen' };
+  if (!(await isSeen(redis, keys, target))) {
+    // An archived domain (archive.ts) keeps its seen fingerprints in its archive field and
+    // has nothing queued, out or scheduled: a URL it saw is done.
+    const archived = await readArchived(redis, keys, target.domain);
+    const done = archived?.fingerprints.includes(fingerprint(target.url));
+    return { ...base, state: done ? 'done' : 'unseen' };
+  }
   const seqKey = keys.hostState(target.domain, target.host);
   let found: Omit<UrlStatus, 'url' | 'host' | 'domain'> = { state: 'seen' };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

@@ -106,6 +106,11 @@ export const domainResponse = {
       ...integer,
       description: 'epoch ms at which the spent refilling budget refills; 0 = never spent',
     },
+    archived: {
+      type: 'boolean',
+      description:
+        'idle and folded into the archive: off the domain listings, unfolded by its next URL',
+    },
     hostCount: integer,
     hosts: { type: 'array', items: { type: 'string' }, maxItems: 1000 },
     deadLettersKept: integer,

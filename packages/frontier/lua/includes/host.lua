@@ -333,3 +333,25 @@ end
 local function is_paused(domain_key)
   return redis.call('HGET', domain_key, 'paused') == '1'
 end
+
+-- The hosts of a domain: most domains of a wide crawl have one, and a set of one costs ~200 B
+-- on Redis 7.0 (a small set of strings is a hashtable there), so the first host enqueued goes
+-- to the domain hash's field 'h1' while the domain has no hosts set R..'H'; every other host
+-- (and every host of a domain whose set exists already, or given a policy or a block) goes
+-- to the set. A host is in one of the two, never both.
+local function host_add(root, dkey, host)
+  local first = redis.call('HGET', dkey, 'h1')
+  if first == host then return end
+  if not first and redis.call('EXISTS', root .. 'H') == 0 then
+    redis.call('HSET', dkey, 'h1', host)
+  else
+    redis.call('SADD', root .. 'H', host)
+  end
+end
+
+local function hosts_of(root, dkey)
+  local hosts = redis.call('SMEMBERS', root .. 'H')
+  local first = redis.call('HGET', dkey, 'h1')
+  if first then table.insert(hosts, 1, first) end
+  return hosts
+end

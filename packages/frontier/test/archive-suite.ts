@@ -1,0 +1,244 @@
+/**
+ * Archived domains (lua/includes/archive.lua, `archiveIdleDomains`), run on a single
+ * redis-server and on a three-master Redis Cluster (archive*.test.ts): the archive hash
+ * shares the domain's slot through a tag picked for that slot, so a fold or unfold is one
+ * script on one node.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CrawlRegistry,
+  FrontierInspector,
+  type FrontierOptions,
+  RedisFrontier,
+} from '../src/index.js';
+import { FrontierKeys } from '../src/keys.js';
+import type { Client, SuiteBackend } from './frontier-suite.js';
+
+const PIN_MS = 60;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function describeArchive(name: string, start: () => Promise<SuiteBackend>): void {
+  describe(`archived domains on ${name}`, () => {
+    let backend: SuiteBackend;
+    const clients: Client[] = [];
+    beforeAll(async () => {
+      backend = await start();
+    });
+    afterAll(async () => {
+      for (const c of clients) c.disconnect();
+      await backend?.stop();
+    });
+    const connect = () => {
+      const c = backend.connect();
+      clients.push(c);
+      return c;
+    };
+    const setup = (options: Partial<FrontierOptions> = {}) => {
+      const prefix = `a${randomUUID().slice(0, 8)}`;
+      const redis = connect();
+      const frontier = new RedisFrontier({
+        redis,
+        prefix,
+        ownerOf: () => 'pod-a',
+        defaultDelayMs: 0,
+        pinMs: PIN_MS,
+        ...options,
+      });
+      const keys = new FrontierKeys(prefix, options.crawlId);
+      const inspector = new FrontierInspector({
+        redis: connect(),
+        prefix,
+        ...(options.crawlId ? { crawlId: options.crawlId } : {}),
+      });
+      return { redis, frontier, keys, inspector, prefix };
+    };
+    /** Claims and completes everything, then lets the pins lapse and claims once more (the parking visit). */
+    const finish = async (frontier: RedisFrontier) => {
+      for (;;) {
+        const { leases } = await frontier.claim({ pod: 'pod-a', max: 100 });
+        if (leases.length === 0) break;
+        await frontier.completeMany(
+          leases.map((lease) => ({ lease, result: { bytes: 1000, durationMs: 5 } })),
+        );
+      }
+      await sleep(PIN_MS + 40);
+      expect((await frontier.claim({ pod: 'pod-a', max: 100 })).leases).toEqual([]);
+    };
+    /** How many of the domain's own keys exist (counter hash, hosts, first seen bucket, host hashes). */
+    const liveKeys = async (redis: Client, keys: FrontierKeys, domain: string, hosts: string[]) => {
+      const names = [
+        keys.domain(domain),
+        keys.hosts(domain),
+        keys.seenBucket(domain, 0),
+        ...hosts.map((h) => keys.hostState(domain, h)),
+      ];
+      let n = 0;
+      for (const k of names) n += await redis.exists(k);
+      return n;
+    };
+
+    it('folds a finished small domain into one archive field and takes it off the indexes', async () => {
+      const { redis, frontier, keys, inspector } = setup();
+      const hosts = ['foldtest.com', 'www.foldtest.com'];
+      await frontier.enqueue([
+        'https://foldtest.com/1',
+        'https://foldtest.com/2',
+        'https://www.foldtest.com/1',
+      ]);
+      expect(await liveKeys(redis, keys, 'foldtest.com', hosts)).toBe(5);
+      await finish(frontier);
+
+      expect(await liveKeys(redis, keys, 'foldtest.com', hosts)).toBe(0);
+      expect(await redis.hexists(keys.archive('foldtest.com'), 'foldtest.com')).toBe(1);
+      // A ring change's reindex has nothing to place and leaves no key behind.
+      await frontier.reindex('foldtest.com');
+      expect(await liveKeys(redis, keys, 'foldtest.com', hosts)).toBe(0);
+      expect(await redis.zcard(keys.due('pod-a'))).toBe(0);
+      expect(await redis.zscore(keys.domains(), 'foldtest.com')).toBeNull();
+      expect(await redis.zscore(keys.domainsByFetched(), 'foldtest.com')).toBeNull();
+      expect(await redis.hget(keys.stats(), 'archivedDomains')).toBe('1');
+      // Read as before, from the archive.
+      expect(await inspector.hasDomain('foldtest.com')).toBe(true);
+      expect(await inspector.domainCount()).toBe(1);
+      expect(await inspector.domainHosts('foldtest.com')).toEqual(hosts);
+      expect(await inspector.domainStats('foldtest.com')).toMatchObject({
+        archived: true,
+        queued: 0,
+        inFlight: 0,
+        fetched: 3,
+        seen: 3,
+        enqueued: 3,
+        claimed: 3,
+        bytes: 3000,
+        hosts,
+      });
+      expect(await inspector.hostState('foldtest.com', 'foldtest.com')).toMatchObject({
+        queued: 0,
+        fetched: 2,
+      });
+      const at = (url: string) => ({ url, host: 'foldtest.com', domain: 'foldtest.com' });
+      expect((await inspector.urlStatus(at('https://foldtest.com/2'))).state).toBe('done');
+      expect((await inspector.urlStatus(at('https://foldtest.com/9'))).state).toBe('unseen');
+    });
+
+    it('unfolds on the next enqueue: seen URLs stay duplicates, counts and lease ids go on', async () => {
+      const { redis, frontier, keys, inspector } = setup();
+      const urls = Array.from({ length: 20 }, (_, i) => `https://unfoldtest.com/${i}`);
+      await frontier.enqueue(urls);
+      await finish(frontier);
+      expect(await redis.hexists(keys.archive('unfoldtest.com'), 'unfoldtest.com')).toBe(1);
+
+      const again = await frontier.enqueue([...urls, 'https://unfoldtest.com/new']);
+      expect(again.duplicates).toBe(20);
+      expect(again.queued).toBe(1);
+      expect(await redis.hexists(keys.archive('unfoldtest.com'), 'unfoldtest.com')).toBe(0);
+      expect(await redis.zscore(keys.domainsByFetched(), 'unfoldtest.com')).toBe('20');
+      expect(await redis.hget(keys.stats(), 'archivedDomains')).toBe('0');
+      expect(await inspector.domainStats('unfoldtest.com')).toMatchObject({
+        archived: false,
+        queued: 1,
+        fetched: 20,
+        seen: 21,
+        enqueued: 21,
+      });
+      const { leases } = await frontier.claim({ pod: 'pod-a', max: 10 });
+      expect(leases.map((l) => l.url)).toEqual(['https://unfoldtest.com/new']);
+      // Lease ids continue from the archived counter: an old id never names a new lease.
+      expect(leases[0]!.id.endsWith('/21')).toBe(true);
+      await frontier.completeMany(leases.map((lease) => ({ lease })));
+      await sleep(PIN_MS + 40);
+      await frontier.claim({ pod: 'pod-a', max: 10 });
+      expect(await inspector.domainStats('unfoldtest.com')).toMatchObject({
+        archived: true,
+        fetched: 21,
+        seen: 21,
+      });
+    });
+
+    it('keeps a domain live while anything is left: dead letters, a refetch, leases out', async () => {
+      const { redis, frontier, keys } = setup({ maxRetries: 0, leaseTimeoutMs: 0 });
+      await frontier.enqueue([
+        'https://dead.example/1',
+        { url: 'https://later.example/1', refetchAfterMs: 3_600_000 },
+        'https://out.example/1',
+        'https://out.example/2',
+      ]);
+      const { leases } = await frontier.claim({ pod: 'pod-a', max: 10, maxPerHost: 1 });
+      for (const lease of leases) {
+        if (lease.domain === 'dead.example')
+          await frontier.fail(lease, { reason: 'gone', retryable: false });
+        else if (lease.domain === 'later.example') await frontier.complete(lease);
+      }
+      await sleep(PIN_MS + 40);
+      await frontier.claim({ pod: 'pod-a', max: 10, maxPerHost: 1 });
+      for (const d of ['dead.example', 'later.example', 'out.example']) {
+        expect(await redis.exists(keys.domain(d))).toBe(1);
+        expect(await redis.hexists(keys.archive(d), d)).toBe(0);
+      }
+    });
+
+    it('a host policy stays live (every crawl reads it); the rest folds and comes back', async () => {
+      const { redis, frontier, keys, inspector } = setup();
+      await frontier.enqueue(['https://polite.example/1']);
+      await frontier.setHostPolicy('polite.example', { delayMs: 40 });
+      await finish(frontier);
+      const skey = keys.hostState('polite.example', 'polite.example');
+      expect(await redis.hgetall(skey)).toEqual({ dl: '40' });
+      expect(await redis.hexists(keys.archive('polite.example'), 'polite.example')).toBe(1);
+      expect(await inspector.hostState('polite.example', 'polite.example')).toMatchObject({
+        delayMs: 40,
+        fetched: 1,
+      });
+      await frontier.enqueue(['https://polite.example/2', 'https://polite.example/3']);
+      const first = (await frontier.claim({ pod: 'pod-a', max: 10 })).leases;
+      expect(first).toHaveLength(1);
+      expect((await frontier.claim({ pod: 'pod-a', max: 10 })).leases).toEqual([]);
+      expect(await redis.hget(skey, 'dl')).toBe('40');
+    });
+
+    it('a late completion after the fold adds to the archived counts', async () => {
+      const { redis, frontier, keys, inspector } = setup({ leaseTimeoutMs: 0 });
+      await frontier.enqueue(['https://late.example/1']);
+      const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
+      await frontier.complete(lease!);
+      await sleep(PIN_MS + 40);
+      await frontier.claim({ pod: 'pod-a' });
+      expect(await redis.hexists(keys.archive('late.example'), 'late.example')).toBe(1);
+      // Again: the lease is gone; refused, and counted late in the domain.
+      await expect(frontier.complete(lease!)).rejects.toThrow(/no longer held/);
+      expect(await inspector.domainStats('late.example')).toMatchObject({
+        archived: true,
+        fetched: 1,
+        late: 1,
+      });
+      await frontier.enqueue(['https://late.example/2']);
+      expect(await inspector.domainStats('late.example')).toMatchObject({
+        archived: false,
+        fetched: 1,
+        late: 1,
+        queued: 1,
+      });
+    });
+
+    it('a crawl archives its own domains; deleting the crawl removes its fields', async () => {
+      const { redis, frontier, keys, prefix } = setup({ crawlId: 'wide' });
+      await frontier.enqueue(['https://crawl.example/1']);
+      await finish(frontier);
+      const field = keys.archiveField('crawl.example');
+      expect(field).toBe('c:wide:crawl.example');
+      expect(await redis.hexists(keys.archive('crawl.example'), field)).toBe(1);
+      expect(await redis.exists(keys.domain('crawl.example'))).toBe(0);
+      await new CrawlRegistry({ redis, prefix }).delete('wide');
+      expect(await redis.hexists(keys.archive('crawl.example'), field)).toBe(0);
+    });
+
+    it('archiveIdleDomains: false keeps every key', async () => {
+      const { redis, frontier, keys } = setup({ archiveIdleDomains: false });
+      await frontier.enqueue(['https://keep.example/1']);
+      await finish(frontier);
+      expect(await redis.exists(keys.domain('keep.example'))).toBe(1);
+      expect(await redis.hexists(keys.archive('keep.example'), 'keep.example')).toBe(0);
+    });
+  });
+}
