@@ -7,7 +7,9 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { type ArchivedDomain, decodeArchived } from './archive.js';
+import { decodeDomainStats, withPoliteness } from './codec.js';
 import type { FrontierKeys } from './keys.js';
+import type { DomainStats } from './read-types.js';
 
 /** The live hosts of a domain: its counter hash's `h1` and its hosts set. */
 export async function readLiveHosts(
@@ -46,4 +48,28 @@ export function mergeArchivedFields(
         : value;
   }
   return out;
+}
+
+/** A domain's exact counters, live or archived (`FrontierInspector.domainStats`). */
+export async function readDomainStats(
+  redis: Redis | Cluster,
+  keys: FrontierKeys,
+  domain: string,
+): Promise<DomainStats> {
+  const [live, liveHosts, polite, archived] = (await Promise.all([
+    redis.hgetall(keys.domain(domain)),
+    redis.smembers(keys.hosts(domain)),
+    // A block is the domain's in every crawl: it lives with the politeness keys.
+    keys.isDefaultCrawl ? null : redis.hgetall(keys.domainPoliteness(domain)),
+    readArchived(redis, keys, domain),
+  ])) as [Record<string, string>, string[], Record<string, string> | null, ArchivedDomain | null];
+  const hash = archived ? mergeArchivedFields(archived.domain, live) : live;
+  const first = live.h1 ? [live.h1, ...liveHosts] : liveHosts;
+  const hosts = archived ? [...new Set([...first, ...archived.hosts.keys()])] : first;
+  const stats = decodeDomainStats(
+    domain,
+    polite ? withPoliteness(hash, polite, ['bu']) : hash,
+    hosts,
+  );
+  return { ...stats, archived: archived !== null };
 }

@@ -5,11 +5,9 @@
  * (codec.ts) can change without breaking the API, the CLI or membership.
  */
 import type { Cluster, Redis } from 'ioredis';
-import type { ArchivedDomain } from './archive.js';
 import { checkName, checkPage, checkPod, isName } from './checks.js';
 import {
   DOMAIN_FIELD,
-  decodeDomainStats,
   decodeHostState,
   dueMember,
   HOST_STATE_FIELD,
@@ -20,7 +18,12 @@ import {
   unpackHeldLease,
   withPoliteness,
 } from './codec.js';
-import { mergeArchivedFields, readArchived, readLiveHosts } from './domain-reads.js';
+import {
+  mergeArchivedFields,
+  readArchived,
+  readDomainStats,
+  readLiveHosts,
+} from './domain-reads.js';
 import { readHostQueue, readQueueHead } from './host-queue.js';
 import type { FrontierLostRecord } from './identity.js';
 import { readDeadLetterDomainPage, readDomainPage, sampleDomainIndex } from './index-pages.js';
@@ -71,25 +74,8 @@ export class FrontierInspector {
   }
 
   /** Exact counters of one domain (one HGETALL, one SMEMBERS, one HGET of its archive, no scan). */
-  async domainStats(domain: string): Promise<DomainStats> {
-    checkName('domain', domain);
-    const own = this.#keys.isDefaultCrawl;
-    const [live, liveHosts, polite, archived] = (await Promise.all([
-      this.#redis.hgetall(this.#keys.domain(domain)),
-      this.#redis.smembers(this.#keys.hosts(domain)),
-      // A block is the domain's in every crawl: it lives with the politeness keys.
-      own ? null : this.#redis.hgetall(this.#keys.domainPoliteness(domain)),
-      readArchived(this.#redis, this.#keys, domain),
-    ])) as [Record<string, string>, string[], Record<string, string> | null, ArchivedDomain | null];
-    const hash = archived ? mergeArchivedFields(archived.domain, live) : live;
-    const first = live.h1 ? [live.h1, ...liveHosts] : liveHosts;
-    const hosts = archived ? [...new Set([...first, ...archived.hosts.keys()])] : first;
-    const stats = decodeDomainStats(
-      domain,
-      polite ? withPoliteness(hash, polite, ['bu']) : hash,
-      hosts,
-    );
-    return { ...stats, archived: archived !== null };
+  domainStats(domain: string): Promise<DomainStats> {
+    return readDomainStats(this.#redis, this.#keys, checkName('domain', domain));
   }
 
   /**
