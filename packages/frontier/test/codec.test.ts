@@ -24,6 +24,14 @@ describe('queue entries', () => {
     expect(packEntry(4, 1, 'm', 'https://x.test/')).toBe('4,1,1,mhttps://x.test/');
   });
 
+  it('a first attempt without meta or refetch is the short "<depth>|<url>" (4 B less per URL)', () => {
+    const url = 'https://x.test/a|b,c?d=1|2';
+    expect(packEntry(2, 0, '', url)).toBe(`2|${url}`);
+    expect(unpackEntry(`2|${url}`)).toEqual({ depth: 2, attempt: 0, meta: '', url });
+    // A long entry whose URL holds a bar stays long.
+    expect(unpackEntry(packEntry(2, 1, '', url))).toEqual({ depth: 2, attempt: 1, meta: '', url });
+  });
+
   it('carry a refetch interval and validators, validators first (ASCII, parsed by Lua)', () => {
     const url = 'https://example.com/a,b/';
     const validators = {

@@ -29,7 +29,8 @@
   Concurrency is per host across crawls too: P's host hash also counts 'fx', the requests
   in flight of the non-default crawls (flight_add), and the gate compares c with f + fx of
   P (the default crawl's own f plus everyone else's).
-  Queue entry: "<depth>,<attempt>,<metaLen>,<meta><url>"
+  Queue entry: "<depth>,<attempt>,<metaLen>,<meta><url>", or "<depth>|<url>" for attempt 0
+  without meta or refetch (entry_parse reads both)
   Lease value: "<deadline>,<holder>,<claimedAt>,<priority>,<entry>" (deadline 0 = never)
 ]]
 local function hkey(root, host, suffix)
@@ -226,6 +227,11 @@ end
 -- Split an entry into depth, attempt, and the rest ("<metaLen>,<meta><url>").
 local function entry_parse(e)
   local depth, attempt, rest = string.match(e, '^(%d+),(%d+),(.*)$')
+  if not depth then
+    -- The short form "<depth>|<url>" (codec.ts packEntry): attempt 0, no meta, no refetch.
+    local d, url = string.match(e, '^(%d+)|(.*)$')
+    return tonumber(d), 0, '0,' .. url
+  end
   return tonumber(depth), tonumber(attempt), rest
 end
 
