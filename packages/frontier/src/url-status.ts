@@ -60,6 +60,15 @@ async function isSeen(redis: Redis | Cluster, keys: FrontierKeys, t: Target): Pr
   const fp = fingerprint(t.url);
   const g = Math.floor(Number(fp) / SEEN_DIV);
   const dkey = keys.domain(t.domain);
+  // A small seen-set is the domain hash's field S, 8 bytes per fingerprint (seen.lua).
+  const inline = await redis.hgetBuffer(dkey, 'S');
+  if (inline) {
+    const packed = Buffer.alloc(8);
+    packed.writeBigUInt64BE(BigInt(fp));
+    for (let at = 0; at + 8 <= inline.length; at += 8) {
+      if (inline.subarray(at, at + 8).equals(packed)) return true;
+    }
+  }
   let split = await redis.hmget(dkey, 'sL', 'sS');
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const level = Number(split[0] ?? 0);

@@ -25,9 +25,9 @@ local ARCHIVE_MAX_HOSTS = 8
 local ARCHIVE_MAX_SEEN = 64
 local DOMAIN_POS = { 'enq', 'claimed', 'ok', 'bytes', 'ms', 'links' }
 local HOST_POS = { 'seq', 'id', 'ha', 'dn' }
--- Fields the archive does not carry: q and f are 0; seen, sL and sS are rebuilt from the
+-- Fields the archive does not carry: q and f are 0; seen, S, sL and sS are rebuilt from the
 -- fingerprints when it is unfolded, h1 from the host lines.
-local DOMAIN_SKIP = { q = true, f = true, seen = true, sL = true, sS = true, h1 = true }
+local DOMAIN_SKIP = { q = true, f = true, seen = true, sL = true, sS = true, S = true, h1 = true }
 local HOST_SKIP = { q = true, f = true }
 -- A default-crawl host's politeness fields, which every crawl reads (host.lua).
 local POLITE = { n = true, dl = true, cd = true, bo = true, fc = true, ad = true, ar = true, bu = true, fx = true }
@@ -35,38 +35,6 @@ local POLITE = { n = true, dl = true, cd = true, bo = true, fc = true, ad = true
 -- other field is a count and is added.
 local VALUE_FIELD = { paused = true, bu = true, be = true, bw = true, bn = true, c = true,
   lim = true, dl = true, cd = true, bo = true, fc = true, ad = true, ar = true }
-
-local TWO32 = 4294967296
-
--- A fingerprint (decimal string in [0, 2^63)) as 8 bytes; exact in doubles: lo < 2^32 and
--- lo * 10 + 9 < 2^36.
-local function fp_pack(s)
-  local hi, lo = 0, 0
-  for i = 1, #s do
-    lo = lo * 10 + (string.byte(s, i) - 48)
-    local carry = math.floor(lo / TWO32)
-    lo = lo - carry * TWO32
-    hi = hi * 10 + carry
-  end
-  return struct.pack('>I4I4', hi, lo)
-end
-
-local function fp_unpack(s, pos)
-  local hi, lo = struct.unpack('>I4I4', s, pos)
-  if hi == 0 then return string.format('%d', lo) end
-  local digits = {}
-  while hi > 0 or lo > 0 do
-    local r = hi % 10
-    hi = (hi - r) / 10
-    local cur = r * TWO32 + lo
-    local d = cur % 10
-    lo = (cur - d) / 10
-    digits[#digits + 1] = d
-  end
-  local out = {}
-  for i = #digits, 1, -1 do out[#out + 1] = digits[i] end
-  return table.concat(out)
-end
 
 local function archive_field(root)
   local domain, tail = string.match(root, '{d:(.*)}:(.*)$')
@@ -151,13 +119,15 @@ local function archive_try(root, dkey, akey, now)
   end
   local dpacked = pack_fields(d, DOMAIN_POS, DOMAIN_SKIP)
   if not dpacked then return false end
-  -- The fingerprints, bucket by bucket (seen.lua: 2^sL + sS buckets).
-  local fps = {}
+  -- The fingerprints: inline (seen.lua's field 'S', already packed) or bucket by bucket
+  -- (2^sL + sS buckets).
+  local fps = { d.S or '' }
   local buckets = 2 ^ (tonumber(d.sL) or 0) + (tonumber(d.sS) or 0)
   for b = 0, buckets - 1 do
     for _, fp in ipairs(redis.call('SMEMBERS', root .. 's:' .. b)) do fps[#fps + 1] = fp_pack(fp) end
   end
-  local value = #fps .. ':' .. table.concat(fps) .. dpacked
+  local packed_fps = table.concat(fps)
+  local value = (#packed_fps / 8) .. ':' .. packed_fps .. dpacked
   if #lines > 0 then value = value .. '\n' .. table.concat(lines, '\n') end
   for b = 0, buckets - 1 do redis.call('UNLINK', root .. 's:' .. b) end
   for _, host in ipairs(hosts) do

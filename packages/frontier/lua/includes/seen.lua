@@ -5,9 +5,59 @@
   count = 2^sL + sS; when the domain holds more than SEEN_LOAD entries per bucket the
   bucket at the split pointer is split in two. The bucket hash is the top 20 bits of the
   fingerprint, computed from the double value: deterministic, so lookups and splits agree.
+
+  A small seen-set (most domains of a wide crawl) has no bucket: its fingerprints, 8 bytes
+  each (big-endian), are the domain hash's field 'S' (at most SEEN_INLINE_MAX of them: 56 B,
+  within the default hash-max-listpack-value of 64, so the hash stays a listpack). The next
+  one moves them all to bucket 0. A domain with fingerprints and no 'S' (or sL/sS set) is
+  in buckets.
 ]]
 local SEEN_LOAD = 200
 local SEEN_DIV = 8796093022208 -- 2^43: fingerprint / 2^43 < 2^20
+local SEEN_INLINE_MAX = 7
+local TWO32 = 4294967296
+
+-- A fingerprint (decimal string in [0, 2^63)) as 8 bytes; exact in doubles: lo < 2^32 and
+-- lo * 10 + 9 < 2^36.
+local function fp_pack(s)
+  local hi, lo = 0, 0
+  for i = 1, #s do
+    lo = lo * 10 + (string.byte(s, i) - 48)
+    local carry = math.floor(lo / TWO32)
+    lo = lo - carry * TWO32
+    hi = hi * 10 + carry
+  end
+  return struct.pack('>I4I4', hi, lo)
+end
+
+-- The decimal string of the 8-byte fingerprint at pos of s.
+local function fp_unpack(s, pos)
+  local hi, lo = struct.unpack('>I4I4', s, pos)
+  if hi == 0 then return string.format('%d', lo) end
+  local digits = {}
+  while hi > 0 or lo > 0 do
+    local r = hi % 10
+    hi = (hi - r) / 10
+    local cur = r * TWO32 + lo
+    local d = cur % 10
+    lo = (cur - d) / 10
+    digits[#digits + 1] = d
+  end
+  local out = {}
+  for i = #digits, 1, -1 do out[#out + 1] = digits[i] end
+  return table.concat(out)
+end
+
+-- Position (1-based, a multiple of 8 plus 1) of the packed fingerprint in the inline set, or nil.
+local function inline_find(inline, packed)
+  local at = 1
+  while true do
+    local i = string.find(inline, packed, at, true)
+    if not i then return nil end
+    if (i - 1) % 8 == 0 then return i end
+    at = i + 1
+  end
+end
 
 local function seen_hash(fp)
   return math.floor(tonumber(fp) / SEEN_DIV)
@@ -21,6 +71,22 @@ end
 
 -- Returns true when fp was new (and records it), false when already seen.
 local function seen_add(root, domain_key, fp, st)
+  if st.inline then
+    local packed = fp_pack(fp)
+    if inline_find(st.inline, packed) then return false end
+    st.n = st.n + 1
+    st.inline_dirty = true
+    if #st.inline < 8 * SEEN_INLINE_MAX then
+      st.inline = st.inline .. packed
+      return true
+    end
+    -- The set outgrows the field: every fingerprint to bucket 0 (level 0, one bucket).
+    local all = { fp }
+    for pos = 1, #st.inline, 8 do all[#all + 1] = fp_unpack(st.inline, pos) end
+    redis.call('SADD', root .. 's:0', unpack(all))
+    st.inline = false
+    return true
+  end
   local b = seen_bucket(seen_hash(fp), st.L, st.S)
   if redis.call('SADD', root .. 's:' .. b, fp) == 0 then return false end
   st.n = st.n + 1
@@ -45,16 +111,36 @@ end
 
 -- Forgets a fingerprint just added (used when the URL is refused after all).
 local function seen_remove(root, fp, st)
+  if st.inline then
+    local i = inline_find(st.inline, fp_pack(fp))
+    if i then
+      st.inline = string.sub(st.inline, 1, i - 1) .. string.sub(st.inline, i + 8)
+      st.inline_dirty = true
+      st.n = st.n - 1
+    end
+    return
+  end
   local b = seen_bucket(seen_hash(fp), st.L, st.S)
   if redis.call('SREM', root .. 's:' .. b, fp) == 1 then st.n = st.n - 1 end
 end
 
 local function seen_state(domain_key)
-  local v = redis.call('HMGET', domain_key, 'sL', 'sS', 'seen')
-  return { L = tonumber(v[1]) or 0, S = tonumber(v[2]) or 0, n = tonumber(v[3]) or 0, n0 = tonumber(v[3]) or 0 }
+  local v = redis.call('HMGET', domain_key, 'sL', 'sS', 'seen', 'S')
+  local n = tonumber(v[3]) or 0
+  local inline = v[4]
+  -- Buckets once the domain has any fingerprint without the field (or has split).
+  if not inline and n == 0 and not v[1] then inline = '' end
+  return { L = tonumber(v[1]) or 0, S = tonumber(v[2]) or 0, n = n, n0 = n, inline = inline or false }
 end
 
 local function seen_save(domain_key, st)
+  if st.inline_dirty then
+    if st.inline and st.inline ~= '' then
+      redis.call('HSET', domain_key, 'S', st.inline)
+    else
+      redis.call('HDEL', domain_key, 'S')
+    end
+  end
   if st.dirty then
     redis.call('HSET', domain_key, 'sL', st.L, 'sS', st.S)
   end
