@@ -60,7 +60,6 @@ local budget, budget_period = tonumber(ARGV[10]) or 0, tonumber(ARGV[11]) or 0
 local lead = tonumber(ARGV[12]) or 0
 local now = now_ms()
 local skey = hkey(root, host, 's')
-local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 
 -- Expired leases first: they free concurrency and go back to the front of the queue.
 local reaped = {}
@@ -74,26 +73,37 @@ if reap_max > 0 then
   end
 end
 
-local paused = is_paused(dkey)
+-- The domain's gates and counters, read once (after the reaping above, which counts in them)
+-- and kept current here; so is the host's state, read at the first turn: nothing else
+-- writes either while the script runs.
+local d = domain_state(root, { 'f', 'q', 'claimed', 'bw', 'bn' })
+local paused = d.paused
 -- Refetches that came due join the queue (behind what is queued at their level).
 if not paused and max > 0 then recrawl_promote(root, dkey, host, now, max) end
 local leases = {}
 local got = 0
+local st = nil
 -- The crawl limit's room, from the first turn's read (each lease taken here is one of got).
 local room = nil
 while got < max and not paused do
-  local st = host_state(root, host)
+  st = st or host_state(root, host)
   room = room or limit_room(root, host, st)
   if got >= room then break end
   local conc = tonumber(st.c) or default_conc
-  local start = math.max(now, not_before(root, st))
+  local start = math.max(now, not_before(root, st, d))
   -- Only the politeness gap opens ahead: operator blocks and budgets open at their own time.
   local ahead = (start == st.n) and lead or 0
   if st.q <= 0 or st.fa >= conc or start > now + ahead then break end
-  if not budget_take(dkey, now, budget, budget_period) then break end
+  if not budget_take(dkey, now, budget, budget_period, d) then break end
   local entry, level = queue_pop(root, host)
-  if not entry then break end
-  local id = redis.call('HINCRBY', skey, 'id', 1)
+  if not entry then
+    -- queue_pop may have repaired a drifted q.
+    st.q = tonumber(redis.call('HGET', skey, 'q')) or 0
+    break
+  end
+  st.q = st.q - 1 -- queue_pop took it from q
+  local id = st.id + 1
+  host_set(st, 'id', id)
   local field = host .. '/' .. id
   local deadline = 0
   if timeout > 0 then
@@ -102,11 +112,8 @@ while got < max and not paused do
   end
   redis.call('HSET', hkey(root, host, 'L'), field,
     fmt(deadline) .. ',' .. holder .. ',' .. fmt(now) .. ',' .. level .. ',' .. entry)
-  redis.call('HSET', pk, 'n', fmt(start + effective_delay(st, default_delay)))
-  flight_add(root, host, 1)
-  redis.call('HINCRBY', dkey, 'f', 1)
-  redis.call('HINCRBY', dkey, 'q', -1)
-  redis.call('HINCRBY', dkey, 'claimed', 1)
+  polite_set(root, host, st, 'n', start + effective_delay(st, default_delay))
+  flight_note(root, host, st, 1)
   got = got + 1
   leases[#leases + 1] = field
   leases[#leases + 1] = fmt(deadline)
@@ -114,8 +121,9 @@ while got < max and not paused do
   leases[#leases + 1] = entry
   leases[#leases + 1] = fmt(start)
 end
+if got > 0 then domain_add(dkey, d, { 'f', got, 'q', -got, 'claimed', got }) end
 
-local seq, score = host_schedule(root, host, paused, default_conc)
+local seq, score = host_schedule(root, host, paused, default_conc, st, d)
 local t = redis.call('TIME')
 local reply = { seq, score, fmt(now), #reaped, table.concat(reaped, ','),
   t[1] .. string.format('%06d', tonumber(t[2])) }
