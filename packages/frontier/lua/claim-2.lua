@@ -61,14 +61,22 @@ local lead = tonumber(ARGV[12]) or 0
 local now = now_ms()
 local skey = hkey(root, host, 's')
 
--- Expired leases first: they free concurrency and go back to the front of the queue.
+-- Expired leases first: they free concurrency and go back to the front of the queue. The
+-- earliest deadline tells whether any expired (math.huge: no lease can expire); kept for
+-- host_schedule, which needs it too, unless the reaping below changes the set.
 local reaped = {}
+local earliest = nil
 if reap_max > 0 then
-  local expired = redis.call('ZRANGEBYSCORE', hkey(root, host, 'D'), '-inf', now, 'LIMIT', 0, reap_max)
-  for _, field in ipairs(expired) do
-    local who, what = lease_requeue(root, dkey, host, field, now, max_retries, dead_cap, 'lease-expired')
-    if who then
-      reaped[#reaped + 1] = (what == 'dead') and (who .. ':dead') or who
+  local first = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
+  earliest = first[2] and tonumber(first[2]) or math.huge
+  if earliest <= now then
+    earliest = nil
+    local expired = redis.call('ZRANGEBYSCORE', hkey(root, host, 'D'), '-inf', now, 'LIMIT', 0, reap_max)
+    for _, field in ipairs(expired) do
+      local who, what = lease_requeue(root, dkey, host, field, now, max_retries, dead_cap, 'lease-expired')
+      if who then
+        reaped[#reaped + 1] = (what == 'dead') and (who .. ':dead') or who
+      end
     end
   end
 end
@@ -109,6 +117,7 @@ while got < max and not paused do
   if timeout > 0 then
     deadline = now + timeout
     redis.call('ZADD', hkey(root, host, 'D'), deadline, field)
+    if earliest then earliest = math.min(earliest, deadline) end
   end
   redis.call('HSET', hkey(root, host, 'L'), field,
     fmt(deadline) .. ',' .. holder .. ',' .. fmt(now) .. ',' .. level .. ',' .. entry)
@@ -122,6 +131,7 @@ while got < max and not paused do
   leases[#leases + 1] = fmt(start)
 end
 if got > 0 then domain_add(dkey, d, { 'f', got, 'q', -got, 'claimed', got }) end
+if st then st.ld = earliest end
 
 local seq, score = host_schedule(root, host, paused, default_conc, st, d)
 local t = redis.call('TIME')

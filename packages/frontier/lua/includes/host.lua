@@ -108,7 +108,8 @@ end
 
 -- A host's state in this crawl, with the shared politeness fields; fa = requests in flight
 -- to the host in every crawl. A script that keeps the table through its changes (host_set,
--- polite_set, flight_note) hands it to host_schedule, which saves them with the new seq.
+-- polite_set, flight_note) hands it to host_schedule, which saves them with the new seq; one
+-- that knows the earliest lease deadline (math.huge: none) sets st.ld, sparing its read.
 local function host_state(root, host)
   local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu', 'fx', 'lim', 'dn', 'seq', 'id')
   local proot = polite_root(root)
@@ -252,12 +253,12 @@ local function host_schedule(root, host, paused, default_conc, st, d)
     due = not_before(root, st, d)
     if st.fa >= conc then due = math.max(due, now_ms() + OTHERS_IN_FLIGHT_POLL_MS) end
   end
-  local ld = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
-  if ld[2] then
-    local dl = tonumber(ld[2])
-    if dl < due then due = dl end
+  local ld = st.ld
+  if not ld then
+    local first = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
+    ld = first[2] and tonumber(first[2]) or math.huge
   end
-  return seq, fmt(due)
+  return seq, fmt(math.min(due, ld))
 end
 
 local function is_paused(domain_key)
