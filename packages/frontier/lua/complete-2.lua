@@ -47,7 +47,7 @@ if not v then
   redis.call('HINCRBY', dkey, 'late', 1)
   return { 1, 0, '', 0 }
 end
-local _, who, _, level, entry = lease_parse(v)
+local _, who, claimed_at, level, entry = lease_parse(v)
 if who ~= holder then return { 2, 0, '', 0 } end
 local now = now_ms()
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
@@ -73,7 +73,6 @@ if not freed then
   -- Start of the request: the gap is start-to-start, so it counts from the send, not from now.
   -- The pod passes a duration (never its clock: skew cannot move it) measured before this call
   -- was sent; time.lua's sent_at_ms turns it into a send time at or after the real one.
-  local _, _, claimed_at = lease_parse(v)
   local since_sent = tonumber(ARGV[17]) or 0
   local sent_at = now
   if since_sent > 0 then sent_at = sent_at_ms(since_sent, claimed_at) end
