@@ -75,53 +75,69 @@ if redis.call('EXISTS', dkey) == 0 then
   return { 1, 'gone', fmt(now), 0, '', t[1] .. string.format('%06d', tonumber(t[2])), 0 }
 end
 local skey = hkey(root, host, 's')
-local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
 
--- Expired leases first: they free concurrency and go back to the front of the queue.
+-- Expired leases first: they free concurrency and go back to the front of the queue. The
+-- earliest deadline tells whether any expired (math.huge: no lease can expire); kept for
+-- host_schedule, which needs it too, unless the reaping below changes the set.
 local reaped = {}
+local earliest = nil
 if reap_max > 0 then
-  local expired = redis.call('ZRANGEBYSCORE', hkey(root, host, 'D'), '-inf', now, 'LIMIT', 0, reap_max)
-  for _, field in ipairs(expired) do
-    local who, what = lease_requeue(root, dkey, host, field, now, max_retries, dead_cap, 'lease-expired')
-    if who then
-      reaped[#reaped + 1] = (what == 'dead') and (who .. ':dead') or who
+  local first = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
+  earliest = first[2] and tonumber(first[2]) or math.huge
+  if earliest <= now then
+    earliest = nil
+    local expired = redis.call('ZRANGEBYSCORE', hkey(root, host, 'D'), '-inf', now, 'LIMIT', 0, reap_max)
+    for _, field in ipairs(expired) do
+      local who, what = lease_requeue(root, dkey, host, field, now, max_retries, dead_cap, 'lease-expired')
+      if who then
+        reaped[#reaped + 1] = (what == 'dead') and (who .. ':dead') or who
+      end
     end
   end
 end
 
-local paused = is_paused(dkey)
+-- The domain's gates and counters, read once (after the reaping above, which counts in them)
+-- and kept current here; so is the host's state, read at the first turn: nothing else
+-- writes either while the script runs.
+local d = domain_state(root, { 'f', 'q', 'claimed', 'bw', 'bn' })
+local paused = d.paused
 -- Refetches that came due join the queue (behind what is queued at their level).
 if not paused and max > 0 then recrawl_promote(root, dkey, host, now, max) end
 local leases = {}
 local got = 0
+local st = nil
 -- The crawl limit's room, from the first turn's read (each lease taken here is one of got).
 local room = nil
 while got < max and not paused do
-  local st = host_state(root, host)
+  st = st or host_state(root, host)
   room = room or limit_room(root, host, st)
   if got >= room then break end
   local conc = tonumber(st.c) or default_conc
-  local start = math.max(now, not_before(root, st))
+  local start = math.max(now, not_before(root, st, d))
   -- Only the politeness gap opens ahead: operator blocks and budgets open at their own time.
   local ahead = (start == st.n) and lead or 0
   if st.q <= 0 or st.fa >= conc or start > now + ahead then break end
-  if not budget_take(dkey, now, budget, budget_period) then break end
+  if not budget_take(dkey, now, budget, budget_period, d) then break end
   local entry, level = queue_pop(root, host)
-  if not entry then break end
-  local id = redis.call('HINCRBY', skey, 'id', 1)
+  if not entry then
+    -- queue_pop may have repaired a drifted q.
+    st.q = tonumber(redis.call('HGET', skey, 'q')) or 0
+    break
+  end
+  st.q = st.q - 1 -- queue_pop took it from q
+  local id = st.id + 1
+  host_set(st, 'id', id)
   local field = host .. '/' .. id
   local deadline = 0
   if timeout > 0 then
     deadline = now + timeout
     redis.call('ZADD', hkey(root, host, 'D'), deadline, field)
+    if earliest then earliest = math.min(earliest, deadline) end
   end
   redis.call('HSET', hkey(root, host, 'L'), field,
     fmt(deadline) .. ',' .. holder .. ',' .. fmt(now) .. ',' .. level .. ',' .. entry)
-  redis.call('HSET', pk, 'n', fmt(start + effective_delay(st, default_delay)))
-  flight_add(root, host, 1)
-  redis.call('HINCRBY', dkey, 'f', 1)
-  redis.call('HINCRBY', dkey, 'q', -1)
-  redis.call('HINCRBY', dkey, 'claimed', 1)
+  polite_set(root, host, st, 'n', start + effective_delay(st, default_delay))
+  flight_note(root, host, st, 1)
   got = got + 1
   leases[#leases + 1] = field
   leases[#leases + 1] = fmt(deadline)
@@ -129,8 +145,10 @@ while got < max and not paused do
   leases[#leases + 1] = entry
   leases[#leases + 1] = fmt(start)
 end
+if got > 0 then domain_add(dkey, d, { 'f', got, 'q', -got, 'claimed', got }) end
+if st then st.ld = earliest end
 
-local seq, score = host_schedule(root, host, paused, default_conc)
+local seq, score = host_schedule(root, host, paused, default_conc, st, d)
 local archived = score == 'park' and archive_try(root, dkey, ARGV[13], now)
 local t = redis.call('TIME')
 local reply = { seq, score, fmt(now), #reaped, table.concat(reaped, ','),

@@ -47,7 +47,7 @@ if not v then
   redis.call('HINCRBY', dkey, 'late', 1)
   return { 1, 0, '', 0 }
 end
-local _, who, _, level, entry = lease_parse(v)
+local _, who, claimed_at, level, entry = lease_parse(v)
 if who ~= holder then return { 2, 0, '', 0 } end
 local now = now_ms()
 local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
@@ -55,33 +55,28 @@ redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
 -- Freed earlier (free-slot-2.lua): in flight and the host's politeness were settled then.
 local freed = lease_slot_freed(root, host, field)
-if not freed then flight_add(root, host, -1) end
-redis.call('HINCRBY', dkey, 'f', -1)
-redis.call('HINCRBY', dkey, 'ok', 1)
-redis.call('HINCRBY', hkey(root, host, 's'), 'dn', 1) -- the host's fetches, for its crawl limit
-redis.call('HINCRBY', dkey, 'bytes', tonumber(ARGV[4]))
-redis.call('HINCRBY', dkey, 'ms', tonumber(ARGV[5]))
-redis.call('HINCRBY', dkey, 'links', tonumber(ARGV[6]))
+-- One read of the host and one of the domain: the changes below are kept in st and d, and
+-- saved with one write each (the host's with its new seq, in host_schedule).
+local st = host_state(root, host)
+local d = domain_state(root, { 'f', 'ok', 'bytes', 'ms', 'links' })
+if not freed then flight_note(root, host, st, -1) end
+domain_add(dkey, d, { 'f', -1, 'ok', 1, 'bytes', tonumber(ARGV[4]), 'ms', tonumber(ARGV[5]),
+  'links', tonumber(ARGV[6]) })
+host_set(st, 'dn', st.dn + 1) -- the host's fetches, for its crawl limit
 if not freed then
-  -- One read of the host: a success ends a failure streak and its backoff (written only when
-  -- there is one), and the adaptive delay is the only field that changes after the read.
-  local st = host_state(root, host)
+  -- A success ends a failure streak and its backoff (written only when there is one).
   if st.fc > 0 or st.bo then
     redis.call('HDEL', pk, 'fc', 'bo')
     st.fc, st.bo = 0, nil
   end
-  local factor = tonumber(ARGV[7])
-  adaptive_on_response(pk, factor, tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
-  if factor > 0 then st.ad = redis.call('HGET', pk, 'ad') end
+  adaptive_on_response(pk, st, tonumber(ARGV[7]), tonumber(ARGV[5]), tonumber(st.dl) or tonumber(ARGV[9]), tonumber(ARGV[8]))
   -- Start of the request: the gap is start-to-start, so it counts from the send, not from now.
   -- The pod passes a duration (never its clock: skew cannot move it) measured before this call
   -- was sent; time.lua's sent_at_ms turns it into a send time at or after the real one.
-  local _, _, claimed_at = lease_parse(v)
   local since_sent = tonumber(ARGV[17]) or 0
   local sent_at = now
   if since_sent > 0 then sent_at = sent_at_ms(since_sent, claimed_at) end
-  local next_at = math.max(st.n, sent_at + effective_delay(st, tonumber(ARGV[9])))
-  redis.call('HSET', pk, 'n', fmt(next_at))
+  polite_set(root, host, st, 'n', math.max(st.n, sent_at + effective_delay(st, tonumber(ARGV[9]))))
 end
 local validators = nil
 if ARGV[16] ~= '' then validators = string.sub(ARGV[16], 2) end
@@ -91,5 +86,5 @@ if forced ~= 0 then
   rescheduled = recrawl_schedule(root, dkey, host, level, entry, now, tonumber(ARGV[11]),
     ARGV[12] == '1', tonumber(ARGV[13]), tonumber(ARGV[14]), ARGV[15], validators, forced)
 end
-local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[10]))
+local seq, score = host_schedule(root, host, d.paused, tonumber(ARGV[10]), st, d)
 return { 0, seq, score, rescheduled and 1 or 0 }

@@ -46,8 +46,7 @@ if redis.call('SADD', hkey(root, host, 'U'), field) == 1 then
   local pk = pkey(root, host) -- politeness fields, shared by every crawl of the host
   redis.call('HDEL', pk, 'fc', 'bo')
   local st = host_state(root, host)
-  adaptive_on_response(pk, tonumber(ARGV[5]), tonumber(ARGV[4]), tonumber(st.dl) or default_delay, tonumber(ARGV[6]))
-  st = host_state(root, host)
+  adaptive_on_response(pk, st, tonumber(ARGV[5]), tonumber(ARGV[4]), tonumber(st.dl) or default_delay, tonumber(ARGV[6]))
   -- As complete-2.lua: a send time at or after the real one (time.lua's sent_at_ms).
   local since_sent = tonumber(ARGV[9]) or 0
   local sent_at = now

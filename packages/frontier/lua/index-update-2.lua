@@ -55,48 +55,98 @@ local pin_ms = tonumber(ARGV[2])
 local first = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
 local before = first[2] and tonumber(first[2]) or math.huge
 
+-- The triples run in order on Lua copies of their members' scores and metas (false =
+-- absent), read with one HMGET and one ZMSCORE; what changed is written at the end with
+-- one command per kind, as the triples one by one would have left it.
+local members, listed = {}, {}
 for i = 3, #ARGV, 3 do
-  local member, seq, score = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
-  local meta = redis.call('HGET', mkey, member)
+  if not listed[ARGV[i]] then
+    listed[ARGV[i]] = true
+    members[#members + 1] = ARGV[i]
+  end
+end
+local score0, meta0, score, token, meta = {}, {}, {}, {}, {}
+if #members > 0 then
+  local metas = redis.call('HMGET', mkey, unpack(members))
+  local scores = redis.call('ZMSCORE', zkey, unpack(members))
+  for k, member in ipairs(members) do
+    score0[member] = scores[k] and tonumber(scores[k]) or false
+    score[member] = score0[member]
+    meta0[member] = metas[k]
+    meta[member] = metas[k]
+  end
+end
+
+local function place(member, at, text)
+  score[member], token[member] = at, text
+end
+
+for i = 3, #ARGV, 3 do
+  local member, seq, given = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
   local cur_seq, pin = 0, 0
-  if meta then
-    local a, b = string.match(meta, '^(%d+):(%d+)$')
+  if meta[member] then
+    local a, b = string.match(meta[member], '^(%d+):(%d+)$')
     cur_seq, pin = tonumber(a), tonumber(b)
   end
+  local cur = score[member]
   if seq <= 0 then
     if seq == 0 then
-      redis.call('ZADD', zkey, 'LT', now + pin_ms, member)
-    else
-      redis.call('ZADD', zkey, 'NX', now, member)
+      -- ZADD LT: adds an absent member, lowers a present one.
+      if not cur or now + pin_ms < cur then place(member, now + pin_ms, fmt(now + pin_ms)) end
+    elseif not cur then
+      place(member, now, fmt(now))
     end
-    redis.call('HSET', mkey, member, fmt(cur_seq) .. ':' .. fmt(now + pin_ms))
-  elseif score == 'gone' then
+    meta[member] = fmt(cur_seq) .. ':' .. fmt(now + pin_ms)
+  elseif given == 'gone' then
     if pin > now then
-      redis.call('ZADD', zkey, pin, member)
+      place(member, pin, fmt(pin))
     else
-      redis.call('ZREM', zkey, member)
-      redis.call('HDEL', mkey, member)
+      score[member], meta[member] = false, false
     end
   elseif seq > cur_seq then
-    if score == 'evict' then
-      redis.call('ZREM', zkey, member)
-      redis.call('HDEL', mkey, member)
-    elseif score == 'park' then
+    if given == 'evict' then
+      score[member], meta[member] = false, false
+    elseif given == 'park' then
       if pin > now then
-        redis.call('ZADD', zkey, pin, member)
-        redis.call('HSET', mkey, member, fmt(seq) .. ':' .. fmt(pin))
+        place(member, pin, fmt(pin))
+        meta[member] = fmt(seq) .. ':' .. fmt(pin)
       else
-        redis.call('ZREM', zkey, member)
-        redis.call('HDEL', mkey, member)
+        score[member], meta[member] = false, false
       end
     else
-      redis.call('ZADD', zkey, score, member)
-      redis.call('HSET', mkey, member, fmt(seq) .. ':' .. fmt(pin))
+      local at = tonumber(given)
+      if not at then return redis.error_reply('ERR index-update: score not a number: ' .. given) end
+      place(member, at, given)
+      meta[member] = fmt(seq) .. ':' .. fmt(pin)
     end
   end
 end
 
-first = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
+local zadd, zrem, hset, hdel = {}, {}, {}, {}
+for _, member in ipairs(members) do
+  if score[member] ~= score0[member] then
+    if score[member] then
+      zadd[#zadd + 1] = token[member]
+      zadd[#zadd + 1] = member
+    else
+      zrem[#zrem + 1] = member
+    end
+  end
+  if meta[member] ~= meta0[member] then
+    if meta[member] then
+      hset[#hset + 1] = member
+      hset[#hset + 1] = meta[member]
+    else
+      hdel[#hdel + 1] = member
+    end
+  end
+end
+if #zadd > 0 then redis.call('ZADD', zkey, unpack(zadd)) end
+if #zrem > 0 then redis.call('ZREM', zkey, unpack(zrem)) end
+if #hset > 0 then redis.call('HSET', mkey, unpack(hset)) end
+if #hdel > 0 then redis.call('HDEL', mkey, unpack(hdel)) end
+
+if #zadd > 0 or #zrem > 0 then first = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES') end
 local after = first[2] and tonumber(first[2]) or math.huge
 if ARGV[1] ~= '' and after < before then
   redis.call('PUBLISH', ARGV[1], fmt(after))

@@ -12,19 +12,23 @@
 ]]
 
 -- A response arrived in `duration` ms: grow at once to factor x duration when that is
--- higher, else halve towards it (one fast response does not undo a slow spell).
-local function adaptive_on_response(skey, factor, duration, min_ms, max_ms)
+-- higher, else halve towards it (one fast response does not undo a slow spell). `st` is the
+-- host's host_state: the delay is taken from it and its ad kept current.
+local function adaptive_on_response(skey, st, factor, duration, min_ms, max_ms)
   if factor <= 0 then return end
-  local cur = tonumber(redis.call('HGET', skey, 'ad')) or 0
+  local cur = tonumber(st.ad) or 0
   local target = math.min(max_ms, math.floor(factor * duration))
   local new = target
   if target < cur then new = math.max(target, math.floor(cur / 2)) end
   if new <= min_ms then
     redis.call('HDEL', skey, 'ad', 'ar')
+    st.ad = nil
   elseif new >= cur then
     redis.call('HSET', skey, 'ad', fmt(new), 'ar', 's')
+    st.ad = fmt(new)
   else
     redis.call('HSET', skey, 'ad', fmt(new))
+    st.ad = fmt(new)
   end
 end
 

@@ -7,21 +7,24 @@
 ]]
 
 -- Takes one claim from the budget; false when it is spent. Starts a new window when the
--- last one ended.
-local function budget_take(dkey, now, budget, period)
+-- last one ended. `d` is the domain's domain_state (host.lua) with bw and bn, kept current
+-- here (so is d.be, which not_before reads).
+local function budget_take(dkey, now, budget, period, d)
   if budget <= 0 then return true end
-  local v = redis.call('HMGET', dkey, 'bw', 'bn')
-  local w, n = tonumber(v[1]) or 0, tonumber(v[2]) or 0
-  if now >= w + period then
-    w, n = now, 0
-    redis.call('HSET', dkey, 'bw', fmt(w), 'bn', 0)
+  if now >= d.bw + period then
+    d.bw, d.bn, d.be = now, 0, 0
+    redis.call('HSET', dkey, 'bw', fmt(now), 'bn', 0)
     redis.call('HDEL', dkey, 'be')
   end
-  if n >= budget then
-    redis.call('HSET', dkey, 'be', fmt(w + period))
+  if d.bn >= budget then
+    d.be = d.bw + period
+    redis.call('HSET', dkey, 'be', fmt(d.be))
     return false
   end
-  n = redis.call('HINCRBY', dkey, 'bn', 1)
-  if n >= budget then redis.call('HSET', dkey, 'be', fmt(w + period)) end
+  d.bn = redis.call('HINCRBY', dkey, 'bn', 1)
+  if d.bn >= budget then
+    d.be = d.bw + period
+    redis.call('HSET', dkey, 'be', fmt(d.be))
+  end
   return true
 end

@@ -246,19 +246,42 @@ local function effective_delay(st, default_delay)
 end
 
 -- A host's state in this crawl, with the shared politeness fields; fa = requests in flight
--- to the host in every crawl.
+-- to the host in every crawl. A script that keeps the table through its changes (host_set,
+-- polite_set, flight_note) hands it to host_schedule, which saves them with the new seq; one
+-- that knows the earliest lease deadline (math.huge: none) sets st.ld, sparing its read.
 local function host_state(root, host)
-  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu', 'fx', 'lim', 'dn')
+  local v = redis.call('HMGET', hkey(root, host, 's'), 'q', 'f', 'n', 'c', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu', 'fx', 'lim', 'dn', 'seq', 'id')
   local proot = polite_root(root)
-  local fa = (tonumber(v[2]) or 0) + math.max(0, tonumber(v[11]) or 0)
+  -- pf: P's f outside the default crawl (its own f counts there as P's fx instead).
+  local pf = nil
   if proot ~= root then
     local p = redis.call('HMGET', hkey(proot, host, 's'), 'n', 'dl', 'cd', 'bo', 'ad', 'fc', 'bu', 'f', 'fx')
     v[3], v[5], v[6], v[7], v[8], v[9], v[10] = p[1], p[2], p[3], p[4], p[5], p[6], p[7]
-    fa = (tonumber(p[8]) or 0) + math.max(0, tonumber(p[9]) or 0)
+    pf, v[11] = tonumber(p[8]) or 0, p[9]
   end
-  return { q = tonumber(v[1]) or 0, f = tonumber(v[2]) or 0, n = tonumber(v[3]) or 0,
+  local st = { q = tonumber(v[1]) or 0, f = tonumber(v[2]) or 0, n = tonumber(v[3]) or 0,
     c = v[4], dl = v[5], cd = v[6], bo = v[7], ad = v[8], fc = tonumber(v[9]) or 0,
-    bu = tonumber(v[10]) or 0, fa = fa, lim = tonumber(v[12]) or 0, dn = tonumber(v[13]) or 0 }
+    bu = tonumber(v[10]) or 0, fx = tonumber(v[11]) or 0, pf = pf, lim = tonumber(v[12]) or 0,
+    dn = tonumber(v[13]) or 0, seq = tonumber(v[14]) or 0, id = tonumber(v[15]) or 0, w = {} }
+  st.fa = (pf or st.f) + math.max(0, st.fx)
+  return st
+end
+
+-- A new value of a field of the crawl's host hash (R), kept in st: host_schedule writes it.
+local function host_set(st, field, value)
+  st[field] = value
+  st.w[field] = true
+end
+
+-- A new value of a politeness field (P's host hash): kept with R's pending fields when P is R
+-- (the default crawl), else written at once.
+local function polite_set(root, host, st, field, value)
+  if polite_root(root) == root then
+    host_set(st, field, value)
+  else
+    st[field] = value
+    redis.call('HSET', pkey(root, host), field, fmt(value))
+  end
 end
 
 -- A lease of this crawl starts (+1) or ends (-1): the crawl's own count and, outside the
@@ -269,19 +292,53 @@ local function flight_add(root, host, delta)
   if proot ~= root then redis.call('HINCRBY', hkey(proot, host, 's'), 'fx', delta) end
 end
 
+-- flight_add for a script that holds the host's state: f is kept in st (host_set), P's fx is
+-- written at once, and fa follows as host_state would read it back.
+local function flight_note(root, host, st, delta)
+  host_set(st, 'f', st.f + delta)
+  if st.pf then
+    redis.call('HINCRBY', pkey(root, host), 'fx', delta)
+    st.fx = st.fx + delta
+  end
+  st.fa = (st.pf or st.f) + math.max(0, st.fx)
+end
+
 -- How soon a crawl held back only by OTHER crawls' requests to the host looks again: their
 -- completions re-score their own due entries, not this crawl's.
 local OTHERS_IN_FLIGHT_POLL_MS = 500
 
--- Earliest time a new request may start: next_allowed_at, or later while an operator's
--- block (of the host, or of its whole domain in P .. 'd') lasts or the crawl's refilling
--- budget of the domain is spent ('be' in R .. 'd', budget.lua).
-local function not_before(root, st)
+-- The domain hash's fields a script needs (`fields`), read in one go with the domain's own
+-- gates: d.paused, d.bu (an operator's block of the whole domain, in P .. 'd'), d.be (the
+-- crawl's refilling budget spent until then, budget.lua). Counters come back as numbers;
+-- domain_add writes them.
+local function domain_state(root, fields)
+  local v = redis.call('HMGET', root .. 'd', 'paused', 'bu', 'be', unpack(fields))
+  local d = { paused = v[1] == '1', bu = tonumber(v[2]) or 0, be = tonumber(v[3]) or 0 }
+  for i, name in ipairs(fields) do d[name] = tonumber(v[i + 3]) or 0 end
   local proot = polite_root(root)
-  local d = redis.call('HMGET', root .. 'd', 'bu', 'be')
-  local bu = tonumber(d[1]) or 0
-  if proot ~= root then bu = tonumber(redis.call('HGET', proot .. 'd', 'bu')) or 0 end
-  return math.max(st.n, st.bu, bu, tonumber(d[2]) or 0)
+  if proot ~= root then d.bu = tonumber(redis.call('HGET', proot .. 'd', 'bu')) or 0 end
+  return d
+end
+
+-- Adds to counters of the domain hash that domain_state read: one HSET of the new values
+-- (a script runs alone, so this is what one HINCRBY each would leave). `deltas`: field, n, ...
+local function domain_add(dkey, d, deltas)
+  local args = {}
+  for i = 1, #deltas, 2 do
+    local name = deltas[i]
+    d[name] = d[name] + deltas[i + 1]
+    args[#args + 1] = name
+    args[#args + 1] = fmt(d[name])
+  end
+  redis.call('HSET', dkey, unpack(args))
+end
+
+-- Earliest time a new request may start: next_allowed_at, or later while an operator's
+-- block (of the host, or of its whole domain) lasts or the crawl's refilling budget of the
+-- domain is spent. `d` is the domain's domain_state, read here when not given.
+local function not_before(root, st, d)
+  d = d or domain_state(root, {})
+  return math.max(st.n, st.bu, d.bu, d.be)
 end
 
 -- How many more URLs of the host the crawl may hand out under its crawl limit (URLFrontier's
@@ -309,31 +366,38 @@ end
                   pending refetches do not make it due.
   Bumps and returns the host's seq: index updates apply only if their seq is newer.
 ]]
-local function host_schedule(root, host, paused, default_conc)
-  local st = host_state(root, host)
+local function host_schedule(root, host, paused, default_conc, st, d)
+  st = st or host_state(root, host)
   local limited = limit_room(root, host, st) <= 0
-  local seq = redis.call('HINCRBY', hkey(root, host, 's'), 'seq', 1)
+  -- The new seq, with the fields the caller kept in st (host_set), in one write.
+  local seq = st.seq + 1
+  local args = { 'seq', fmt(seq) }
+  for name in pairs(st.w) do
+    args[#args + 1] = name
+    args[#args + 1] = fmt(st[name])
+  end
+  redis.call('HSET', hkey(root, host, 's'), unpack(args))
   -- A lease whose slot was freed is still out: the host stays listed until it ends.
   if st.f <= 0 and (st.q <= 0 or paused) and redis.call('EXISTS', hkey(root, host, 'U')) == 0 then
     -- Nothing to hand out now; a pending refetch (recrawl.lua) makes it due then.
     if not paused and not limited then
       local r = redis.call('ZRANGE', hkey(root, host, 'r'), 0, 0, 'WITHSCORES')
-      if r[2] then return seq, fmt(math.max(tonumber(r[2]), not_before(root, st))) end
+      if r[2] then return seq, fmt(math.max(tonumber(r[2]), not_before(root, st, d))) end
     end
     return seq, 'park'
   end
   local due = math.huge
   local conc = tonumber(st.c) or default_conc
   if st.q > 0 and not paused and not limited and st.f < conc then
-    due = not_before(root, st)
+    due = not_before(root, st, d)
     if st.fa >= conc then due = math.max(due, now_ms() + OTHERS_IN_FLIGHT_POLL_MS) end
   end
-  local ld = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
-  if ld[2] then
-    local d = tonumber(ld[2])
-    if d < due then due = d end
+  local ld = st.ld
+  if not ld then
+    local first = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
+    ld = first[2] and tonumber(first[2]) or math.huge
   end
-  return seq, fmt(due)
+  return seq, fmt(math.min(due, ld))
 end
 
 local function is_paused(domain_key)
