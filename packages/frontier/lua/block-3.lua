@@ -18,14 +18,14 @@
 --@include "time"
 --@include "host"
 
-local dkey, hosts_key, root = KEYS[1], KEYS[2], KEYS[3]
+local dkey, root = KEYS[1], KEYS[3]
 local host, untilMs = ARGV[1], tonumber(ARGV[2])
 -- Blocks are host-wide: they go to the politeness hashes shared by every crawl (host.lua);
 -- other crawls' entries are re-scored when they next try to claim.
 local target = polite_root(root) .. 'd'
 if host ~= '' then
   target = pkey(root, host)
-  redis.call('SADD', hosts_key, host)
+  host_note(root, dkey, host)
 end
 if untilMs > 0 then
   redis.call('HSET', target, 'bu', fmt(untilMs))

@@ -34,6 +34,6 @@ for i, f in ipairs(fields) do
     redis.call('HSET', targets[i], f, v)
   end
 end
-redis.call('SADD', root .. 'H', host)
+host_note(root, KEYS[1], host)
 local seq, score = host_schedule(root, host, is_paused(KEYS[1]), tonumber(ARGV[5]))
 return { seq, score }

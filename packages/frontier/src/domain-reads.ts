@@ -21,7 +21,7 @@ export async function readLiveHosts(
     redis.hget(keys.domain(domain), 'h1'),
     redis.smembers(keys.hosts(domain)) as Promise<string[]>,
   ]);
-  return first ? [first, ...rest] : rest;
+  return first && !rest.includes(first) ? [first, ...rest] : rest;
 }
 
 /** The archived state of a domain in the keys' crawl, or `null` when it is not archived. */
@@ -64,7 +64,7 @@ export async function readDomainStats(
     readArchived(redis, keys, domain),
   ])) as [Record<string, string>, string[], Record<string, string> | null, ArchivedDomain | null];
   const hash = archived ? mergeArchivedFields(archived.domain, live) : live;
-  const first = live.h1 ? [live.h1, ...liveHosts] : liveHosts;
+  const first = live.h1 && !liveHosts.includes(live.h1) ? [live.h1, ...liveHosts] : liveHosts;
   const hosts = archived ? [...new Set([...first, ...archived.hosts.keys()])] : first;
   const stats = decodeDomainStats(
     domain,

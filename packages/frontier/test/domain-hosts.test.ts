@@ -22,6 +22,12 @@ describe('a domain’s hosts', () => {
     expect(await frontier.inspector.domainHosts(d)).toEqual([`cdn.${d}`, d, `www.${d}`]);
     expect((await frontier.inspector.domainStats(d)).hosts).toEqual([`cdn.${d}`, d, `www.${d}`]);
 
+    // A policy or a block on the first host keeps it where it is (no second entry).
+    await frontier.setHostPolicy(`www.${d}`, { delayMs: 0 });
+    await frontier.blockUntil({ host: `www.${d}` }, 0);
+    expect(await redis.sismember(keys.hosts(d), `www.${d}`)).toBe(0);
+    expect((await frontier.inspector.domainStats(d)).hosts).toHaveLength(3);
+
     // Pause and a domain-wide block walk every host, the first one included.
     await frontier.pause(d);
     expect((await frontier.claim({ pod: 'pod-a', max: 10 })).leases).toEqual([]);

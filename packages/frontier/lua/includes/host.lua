@@ -419,6 +419,12 @@ local function host_add(root, dkey, host)
   end
 end
 
+-- A host given a policy or a block joins the domain's hosts unless it is the first one; it
+-- never becomes the first (a policy alone gives a domain no counter hash).
+local function host_note(root, dkey, host)
+  if redis.call('HGET', dkey, 'h1') ~= host then redis.call('SADD', root .. 'H', host) end
+end
+
 local function hosts_of(root, dkey)
   local hosts = redis.call('SMEMBERS', root .. 'H')
   local first = redis.call('HGET', dkey, 'h1')
