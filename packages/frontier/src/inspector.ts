@@ -124,6 +124,11 @@ export class FrontierInspector {
 
   // ───────────────────────────── domains ─────────────────────────────
 
+  /** Domains listed in the domain indexes: all but the archived ones (one ZCARD). */
+  listedDomainCount(): Promise<number> {
+    return this.#redis.zcard(this.#keys.domains());
+  }
+
   /**
    * Domains the frontier has indexed (those that ever had a URL queued): the depth index's
    * ZCARD plus the archived domains, which left it (`archivedDomains`, eventually consistent).

@@ -51,6 +51,7 @@ export class ApiMetrics {
   readonly #inFlight: Gauge;
   readonly #dead: Gauge;
   readonly #domains: Gauge;
+  readonly #archived: Gauge;
   readonly #pods: Gauge<'state'>;
   readonly #epoch: Gauge;
   readonly #counters = new Map<string, Counter>();
@@ -86,6 +87,10 @@ export class ApiMetrics {
     this.#inFlight = gauge('shardline_urls_in_flight', 'URLs leased and not yet completed');
     this.#dead = gauge('shardline_urls_dead', 'URLs dead-lettered and not requeued');
     this.#domains = gauge('shardline_domains', 'domains in the frontier index');
+    this.#archived = gauge(
+      'shardline_archived_domains',
+      'idle domains folded into the archive (counted in shardline_domains)',
+    );
     this.#epoch = gauge('shardline_membership_epoch', 'membership epoch seen by the API');
     this.#pods = new Gauge({
       name: 'shardline_pods',
@@ -147,6 +152,7 @@ export class ApiMetrics {
     this.#inFlight.set(stats.inFlight);
     this.#dead.set(stats.dead);
     this.#domains.set(stats.domains);
+    this.#archived.set(Math.max(0, stats.counters.archivedDomains ?? 0));
     this.#epoch.set(stats.epoch);
     this.#pods.set({ state: 'alive' }, stats.livePods);
     this.#pods.set({ state: 'down' }, stats.pods - stats.livePods);

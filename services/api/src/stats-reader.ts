@@ -133,8 +133,9 @@ export class StatsReader {
   async ownedDomains(
     snapshot: ClusterSnapshot,
   ): Promise<{ owned: Map<string, number>; info: DomainSampleInfo }> {
+    // The sample comes from the depth index, which archived domains have left.
     const [indexed, sample] = await Promise.all([
-      this.#frontier.domainCount(),
+      this.#frontier.listedDomainCount(),
       this.#frontier.sampleDomains(DOMAIN_SAMPLE),
     ]);
     const sampled = sample.length;

@@ -62,6 +62,7 @@ describe('GET /metrics', () => {
     expect(one('shardline_urls_enqueued_total')).toBe(stats.enqueued);
     expect(one('shardline_urls_in_flight')).toBe(stats.inFlight ?? 0);
     expect(one('shardline_domains')).toBe(fx.domains.length);
+    expect(one('shardline_archived_domains')).toBe(stats.archivedDomains ?? 0);
     expect(types.get('shardline_urls_fetched_total')).toBe('counter');
     expect(types.get('shardline_queue_depth')).toBe('gauge');
     for (const pod of PODS) {
