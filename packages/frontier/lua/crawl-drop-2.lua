@@ -32,7 +32,7 @@ for _, host in ipairs(hosts_of(root, dkey)) do
   -- Its leases end with it: the host's count of other crawls' requests in flight drops.
   local f = tonumber(redis.call('HGET', hkey(root, host, 's'), 'f')) or 0
   if f > 0 then redis.call('HINCRBY', hkey(proot, host, 's'), 'fx', -f) end
-  for _, level in ipairs(redis.call('ZRANGE', hkey(root, host, 'l'), 0, -1)) do
+  for _, level in ipairs(levels_all(root, host)) do
     drop(hkey(root, host, 'q:' .. level))
   end
   for _, due in ipairs(redis.call('ZRANGE', hkey(root, host, 'r'), 0, -1)) do

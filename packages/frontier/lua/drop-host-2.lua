@@ -31,12 +31,13 @@ if packed then
   redis.call('HDEL', skey, 'Q')
 end
 local lk = hkey(root, host, 'l')
-for _, level in ipairs(redis.call('ZRANGE', lk, 0, -1)) do
+for _, level in ipairs(levels_all(root, host)) do
   local qk = hkey(root, host, 'q:' .. level)
   queued = queued + redis.call('LLEN', qk)
   redis.call('UNLINK', qk)
 end
 redis.call('UNLINK', lk)
+redis.call('HDEL', skey, 'lv')
 local scheduled = 0
 local rk = hkey(root, host, 'r')
 for _, due in ipairs(redis.call('ZRANGE', rk, 0, -1)) do

@@ -2,8 +2,8 @@
  * Reads of one host's queue in hand-out order (highest priority level first, FIFO within a
  * level), for `FrontierInspector` (a page, the head) and url-status.ts. A queue has one of two
  * layouts (host.lua): while small, its entries are folded into the field `Q` of the host
- * state hash; a bigger queue sits in a ZSET of levels and one LIST per level. Every read
- * here sees both.
+ * state hash; a bigger queue sits in one LIST per level, its levels in the host state's field
+ * `lv` while there is one, else in a ZSET. Every read here sees both.
  */
 import type { Cluster, Redis } from 'ioredis';
 import { unpackEntry } from './codec.js';
@@ -13,6 +13,8 @@ import type { QueuedUrl } from './read-types.js';
 
 /** The host state field that holds a folded queue (host.lua). */
 export const FOLDED_QUEUE_FIELD = 'Q';
+/** The host state field that holds the one level of a queue in lists (host.lua). */
+const ONE_LEVEL_FIELD = 'lv';
 
 /**
  * The longest folded queue value in bytes (host.lua FOLD_MAX_BYTES): the least
@@ -61,8 +63,13 @@ export async function readQueueLayout(
   domain: string,
   host: string,
 ): Promise<QueueLayout> {
-  const packed = await redis.hgetBuffer(keys.hostState(domain, host), FOLDED_QUEUE_FIELD);
-  if (packed !== null) return { folded: unpackFolded(packed) };
+  const [packed, one] = await redis.hmgetBuffer(
+    keys.hostState(domain, host),
+    FOLDED_QUEUE_FIELD,
+    ONE_LEVEL_FIELD,
+  );
+  if (packed) return { folded: unpackFolded(packed) };
+  if (one) return { levels: [Number(one.toString())] };
   const levels = (await redis.zrevrange(keys.hostLevels(domain, host), 0, -1)) as string[];
   return { levels: levels.map(Number) };
 }
@@ -110,12 +117,12 @@ export async function readQueueHead(
   domain: string,
   host: string,
 ): Promise<QueuedUrl | null> {
-  const packed = await redis.hgetBuffer(keys.hostState(domain, host), FOLDED_QUEUE_FIELD);
-  if (packed !== null) {
-    const [head] = unpackFolded(packed);
+  const layout = await readQueueLayout(redis, keys, domain, host);
+  if ('folded' in layout) {
+    const [head] = layout.folded;
     return head ? queued(domain, host, head) : null;
   }
-  const [level] = (await redis.zrevrange(keys.hostLevels(domain, host), 0, 0)) as string[];
+  const level = layout.levels[0];
   if (level === undefined) return null;
   const priority = Number(level);
   const entry = await redis.lindex(keys.hostQueue(domain, host, priority), 0);

@@ -20,10 +20,14 @@ async function queueKeys(redis: Redis, prefix: string): Promise<string[]> {
 }
 
 async function layout(redis: Redis, keys: FrontierKeys, domain: string, host = domain) {
-  const [folded, levels] = await Promise.all([
+  // A queue in lists keeps its one level in the host hash's `lv`, two or more in a ZSET.
+  const [folded, one, many] = await Promise.all([
     redis.hexists(keys.hostState(domain, host), 'Q'),
+    redis.hexists(keys.hostState(domain, host), 'lv'),
     redis.exists(keys.hostLevels(domain, host)),
   ]);
+  if (one && many) throw new Error(`${host}: one level and a level set at once`);
+  const levels = one || many;
   if (folded && levels) throw new Error(`${host}: folded and in lists at once`);
   return folded ? 'folded' : levels ? 'lists' : 'empty';
 }
@@ -110,11 +114,22 @@ describe('folded host queue', () => {
       'n6',
     ]);
     // Bytes: two entries of 300 B of meta do not fit in 512 B.
-    const { frontier: wide, keys: wk } = make();
+    const { frontier: wide, keys: wk } = make({ defaultConcurrency: 5 });
     await wide.enqueue([item('m1', 0, 'm'.repeat(300))]);
     expect(await layout(redis, wk, host)).toBe('folded');
     await wide.enqueue([item('m2', 0, 'm'.repeat(300))]);
     expect(await layout(redis, wk, host)).toBe('lists');
+    // One level: no level ZSET, the level in the host hash.
+    expect(await redis.exists(wk.hostLevels(host, host))).toBe(0);
+    expect(await redis.hget(wk.hostState(host, host), 'lv')).toBe('0');
+    expect((await wide.inspector.queueHead(host, host))?.url).toBe('https://fold.example/m1');
+    // A second level moves both to the ZSET; the pops keep the order.
+    await wide.enqueue([item('m3', 5)]);
+    expect(await redis.hexists(wk.hostState(host, host), 'lv')).toBe(0);
+    expect(await redis.zrevrange(wk.hostLevels(host, host), 0, -1)).toEqual(['5', '0']);
+    const three = await wide.claim({ pod: 'pod-a', max: 5 });
+    expect(three.leases.map((l) => pathOf(l.url))).toEqual(['m3', 'm1', 'm2']);
+    expect(await layout(redis, wk, host)).toBe('empty');
     // Drained: everything handed out in order, the lists gone; the next URLs fold again.
     const all = await frontier.claim({ pod: 'pod-a', max: 20 });
     expect(all.leases.map((l) => pathOf(l.url))).toEqual(order);

@@ -94,7 +94,7 @@ local function archive_try(root, dkey, akey, now)
     if redis.call('EXISTS', hkey(root, host, 'l'), hkey(root, host, 'L'), hkey(root, host, 'D'),
         hkey(root, host, 'U'), hkey(root, host, 'r')) > 0 then return false end
     local h = hash_table(hkey(root, host, 's'))
-    if (tonumber(h.q) or 0) ~= 0 or (tonumber(h.f) or 0) ~= 0 or h.Q then return false end
+    if (tonumber(h.q) or 0) ~= 0 or (tonumber(h.f) or 0) ~= 0 or h.Q or h.lv then return false end
     local residual = {}
     if own then
       if (tonumber(h.fx) or 0) > 0 or (tonumber(h.n) or 0) > now then return false end

@@ -55,11 +55,50 @@ end
   listpack-encoded while Q is at most hash-max-listpack-value bytes (docs/operations.md).
   A push that would make the fold more than FOLD_MAX_ITEMS entries or FOLD_MAX_BYTES bytes
   moves everything to the level ZSET and lists (order kept), where the queue stays until it
-  is empty again. Q and the 'l' key never both hold entries: Q present = folded layout,
-  'l' present = list layout, neither = empty. (src/host-queue.ts reads both; keep in step.)
+  is empty again. Q and the levels never both hold entries: Q present = folded layout,
+  levels present = list layout, neither = empty. (src/host-queue.ts reads both; keep in step.)
+
+  The levels of a queue in lists: while it has one (the usual case, one priority), the host
+  state hash's field 'lv' (a ZSET of one member costs ~104 B more); a second level moves
+  both to the ZSET 'l', where they stay until the queue is empty.
 ]]
 local FOLD_MAX_ITEMS = 8
 local FOLD_MAX_BYTES = 512
+
+-- Records that the host's lists hold entries at `level`.
+local function levels_add(root, host, level)
+  level = tostring(level)
+  local skey, lk = hkey(root, host, 's'), hkey(root, host, 'l')
+  local one = redis.call('HGET', skey, 'lv')
+  if one == level then return end
+  if not one and redis.call('EXISTS', lk) == 0 then
+    redis.call('HSET', skey, 'lv', level)
+    return
+  end
+  if one then
+    redis.call('HDEL', skey, 'lv')
+    redis.call('ZADD', lk, one, one)
+  end
+  redis.call('ZADD', lk, level, level)
+end
+
+-- The levels of the host's lists, highest first.
+local function levels_all(root, host)
+  local one = redis.call('HGET', hkey(root, host, 's'), 'lv')
+  if one then return { one } end
+  return redis.call('ZREVRANGE', hkey(root, host, 'l'), 0, -1)
+end
+
+-- The level whose list just emptied.
+local function levels_remove(root, host, level)
+  level = tostring(level)
+  local skey = hkey(root, host, 's')
+  if redis.call('HGET', skey, 'lv') == level then
+    redis.call('HDEL', skey, 'lv')
+  else
+    redis.call('ZREM', hkey(root, host, 'l'), level)
+  end
+end
 
 -- The items of a folded queue, in pop order: { { level, entry }, ... }.
 local function fold_parse(packed)
@@ -97,7 +136,7 @@ local function fold_spill(root, host, items)
       i = i + 1
     end
     redis.call('RPUSH', hkey(root, host, 'q:' .. level), unpack(run))
-    redis.call('ZADD', hkey(root, host, 'l'), level, level)
+    levels_add(root, host, level)
   end
 end
 
@@ -123,9 +162,9 @@ end
 -- The host's folded queue (string) when it is folded or empty (nil, false when in lists):
 -- where the next push goes.
 local function fold_read(root, host)
-  local packed = redis.call('HGET', hkey(root, host, 's'), 'Q')
-  if packed then return packed end
-  if redis.call('EXISTS', hkey(root, host, 'l')) == 1 then return nil, false end
+  local v = redis.call('HMGET', hkey(root, host, 's'), 'Q', 'lv')
+  if v[1] then return v[1] end
+  if v[2] or redis.call('EXISTS', hkey(root, host, 'l')) == 1 then return nil, false end
   return nil, true
 end
 
@@ -145,7 +184,7 @@ local function queue_push(root, host, level, entry, front)
     else
       redis.call('RPUSH', lk, entry)
     end
-    redis.call('ZADD', hkey(root, host, 'l'), level, level)
+    levels_add(root, host, level)
   end
   redis.call('HINCRBY', hkey(root, host, 's'), 'q', 1)
 end
@@ -173,7 +212,7 @@ local function queue_push_many(root, host, runs, n)
     for s = 1, #run, 1000 do
       redis.call('RPUSH', key, unpack(run, s, math.min(s + 999, #run)))
     end
-    redis.call('ZADD', hkey(root, host, 'l'), run.level, run.level)
+    levels_add(root, host, run.level)
   end
   redis.call('HINCRBY', hkey(root, host, 's'), 'q', n)
 end
@@ -193,7 +232,7 @@ local function queue_pop(root, host)
     redis.call('HINCRBY', skey, 'q', -1)
     return string.sub(packed, at, after - 1), level
   end
-  local lv = redis.call('ZREVRANGE', hkey(root, host, 'l'), 0, 0)
+  local lv = levels_all(root, host)
   if #lv == 0 then
     -- No level left means nothing queued: repair a drifted counter rather than let the
     -- host be scored as due forever.
@@ -203,9 +242,7 @@ local function queue_pop(root, host)
   local level = lv[1]
   local lk = hkey(root, host, 'q:' .. level)
   local entry = redis.call('LPOP', lk)
-  if redis.call('LLEN', lk) == 0 then
-    redis.call('ZREM', hkey(root, host, 'l'), level)
-  end
+  if redis.call('LLEN', lk) == 0 then levels_remove(root, host, level) end
   if not entry then return nil end
   redis.call('HINCRBY', skey, 'q', -1)
   return entry, level
