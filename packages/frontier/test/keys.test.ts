@@ -1,4 +1,6 @@
+import calculateSlot from 'cluster-key-slot';
 import { describe, expect, it } from 'vitest';
+import { ARCHIVE_HASHES_PER_SLOT } from '../src/archive.js';
 import { FrontierKeys } from '../src/keys.js';
 
 /** The hash tag Redis Cluster hashes: the first {...} with something inside. */
@@ -10,6 +12,24 @@ function hashTag(key: string): string {
 
 describe('FrontierKeys', () => {
   const keys = new FrontierKeys('sl');
+
+  it('puts a domain’s archive hash in the slot of its keys, spread over a few hashes per slot', () => {
+    const hashes = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const d = `site${i}.example.com`;
+      expect(calculateSlot(keys.archive(d))).toBe(calculateSlot(keys.domain(d)));
+      hashes.add(keys.archive(d));
+    }
+    // The layout is a constant: archived domains are found where they were put.
+    expect(keys.archive('example.com')).toBe(
+      new FrontierKeys('sl', 'other').archive('example.com'),
+    );
+    expect(keys.archive('example.com')).toMatch(/^sl:\{[0-9a-z]+\}:a:[0-7]$/);
+    expect(ARCHIVE_HASHES_PER_SLOT).toBe(8);
+    expect(hashes.size).toBeGreaterThan(1900);
+    expect(keys.archiveField('example.com')).toBe('example.com');
+    expect(new FrontierKeys('sl', 'wide').archiveField('example.com')).toBe('c:wide:example.com');
+  });
 
   it('gives every key of a domain, its hosts included, the domain hash tag', () => {
     const d = 'example.com';
