@@ -51,6 +51,7 @@ export function newFrontier(
     refetchMaxMs: s.refetchMaxMs,
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,
+    archiveIdleDomains: !s.keepIdleDomains,
     onBackgroundError: (error, operation) =>
       log.warn({ err: error, operation }, 'frontier background operation failed'),
   });

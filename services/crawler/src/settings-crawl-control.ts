@@ -9,6 +9,19 @@ import type { Setting } from './setting-kinds.js';
 
 export const CRAWL_CONTROL_SETTINGS = {
   /**
+   * Keep every finished domain's own keys (~300 B and up each) instead of folding an idle
+   * small one into the shared archive (the frontier's `archiveIdleDomains`, ~70 B): for
+   * operators who page through finished domains in the domain listings, which archived
+   * domains leave (they stay readable by name).
+   */
+  keepIdleDomains: {
+    env: 'KEEP_IDLE_DOMAINS',
+    flag: 'keep-idle-domains',
+    kind: 'bool',
+    doc: 'keep finished small domains in the domain listings instead of archiving them',
+    default: false,
+  },
+  /**
    * Most URLs accepted per domain over the crawl (0 = no cap). Exact across pods: the
    * frontier's enqueue script enforces it (`maxAcceptedPerDomain`).
    */

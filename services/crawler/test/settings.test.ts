@@ -45,6 +45,7 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   SAME_DOMAIN_ONLY: 'sameDomainOnly',
   ALLOW_DOMAINS: 'allowDomains',
   DENY_PATTERNS: 'denyPatterns',
+  KEEP_IDLE_DOMAINS: 'keepIdleDomains',
   MAX_PAGES_PER_DOMAIN: 'maxPagesPerDomain',
   MAX_PAGES_PER_HOST: 'maxPagesPerHost',
   DOMAIN_BUDGET: 'domainBudget',
@@ -106,6 +107,7 @@ const DEFAULTS = {
   sameDomainOnly: false,
   allowDomains: undefined,
   denyPatterns: [],
+  keepIdleDomains: false,
   maxPagesPerDomain: 0,
   maxPagesPerHost: 0,
   domainBudget: undefined,
@@ -171,6 +173,7 @@ interface SettingOptionsContract {
   sameDomainOnly?: boolean;
   allowDomains?: string[];
   denyPatterns?: (string | RegExp)[];
+  keepIdleDomains?: boolean;
   maxPagesPerDomain?: number;
   maxPagesPerHost?: number;
   domainBudget?: string;
