@@ -20,6 +20,7 @@
  *
  *   npm run bench -- wide                              (100,000 domains)
  *   BENCH_WIDE_DOMAINS=1000000 npm run bench -- wide
+ *   BENCH_WIDE_DOMAINS=10000000 BENCH_WIDE_UNTIL=reclaim npm run bench -- wide  (steps 1-3)
  */
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
@@ -28,12 +29,17 @@ import { RedisFrontier } from '../src/index.js';
 import { FrontierKeys } from '../src/keys.js';
 
 const DOMAINS = Number(process.env.BENCH_WIDE_DOMAINS ?? 100_000);
+/** `reclaim` ends the run after step 3 (the 10,000,000-domain run's goals end there). */
+const UNTIL = process.env.BENCH_WIDE_UNTIL ?? 'all';
 const BATCH = 1000;
 /** Concurrent claim loops, and reindex calls in flight during the reclaim. */
 const LOOPS = 4;
 /** The frontier's pinMs in this bench. */
 const PIN_MS = 2000;
 
+if (UNTIL !== 'all' && UNTIL !== 'reclaim') {
+  throw new Error(`BENCH_WIDE_UNTIL must be all or reclaim, got ${UNTIL}`);
+}
 if (!Number.isSafeInteger(DOMAINS) || DOMAINS < 10) {
   throw new Error(
     `BENCH_WIDE_DOMAINS must be an integer ≥ 10, got ${process.env.BENCH_WIDE_DOMAINS}`,
@@ -159,6 +165,13 @@ async function keptBreakdown(redis: Redis, keys: FrontierKeys): Promise<string> 
 
 const server = await startRedis();
 const redis = new Redis(server.port, server.host);
+
+async function printPeaks(): Promise<void> {
+  const peak = (await info(redis, 'memory', 'used_memory_peak')) / 1048576;
+  console.log(
+    `peak RSS            pod (this process) ${fmt(process.resourceUsage().maxRSS / 1024)} MB, redis-server ${fmt(peakRssMb(server.pid))} MB (used_memory_peak ${fmt(peak)} MB)`,
+  );
+}
 try {
   const version = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
   console.log(`redis ${version}; ${fmt(DOMAINS)} domains × 1 URL, batches of ${fmt(BATCH)}`);
@@ -248,40 +261,42 @@ try {
     `  reindex + evict   ${fmt(moved)} domains in ${fmt(reindexSeconds, 1)} s: ${fmt(moved / reindexSeconds)} domains/s; ${leftInDead} left in the dead index`,
   );
 
-  // pod-b claims and completes everything.
-  const cpu0 = await redisCpuMs(redis);
-  t0 = performance.now();
-  const b = await claimAll(frontier, 'pod-b', DOMAINS, true);
-  const ccSeconds = seconds(t0);
-  const cpuPerPage = ((await redisCpuMs(redis)) - cpu0) / b.claimed;
-  const stats = await frontier.stats();
-  const memKept = (await info(redis, 'memory', 'used_memory')) - mem0;
-  const keysKept = (await redis.dbsize()) - keys0;
-  console.log(
-    `claim+complete      ${fmt(b.claimed)} URLs in ${fmt(ccSeconds, 1)} s: ${fmt(b.claimed / ccSeconds)} URLs/s (one Redis core); fetched ${fmt(stats.fetched ?? 0)}`,
-  );
-  console.log(`Redis CPU           ${fmt(cpuPerPage, 3)} ms per page (claim + complete only)`);
-  console.log(
-    `kept right after    ${fmt(memKept / DOMAINS)} B per domain   ${fmt(keysKept / DOMAINS, 2)} keys per domain`,
-  );
+  if (UNTIL === 'reclaim') {
+    await printPeaks();
+  } else {
+    // pod-b claims and completes everything.
+    const cpu0 = await redisCpuMs(redis);
+    t0 = performance.now();
+    const b = await claimAll(frontier, 'pod-b', DOMAINS, true);
+    const ccSeconds = seconds(t0);
+    const cpuPerPage = ((await redisCpuMs(redis)) - cpu0) / b.claimed;
+    const stats = await frontier.stats();
+    const memKept = (await info(redis, 'memory', 'used_memory')) - mem0;
+    const keysKept = (await redis.dbsize()) - keys0;
+    console.log(
+      `claim+complete      ${fmt(b.claimed)} URLs in ${fmt(ccSeconds, 1)} s: ${fmt(b.claimed / ccSeconds)} URLs/s (one Redis core); fetched ${fmt(stats.fetched ?? 0)}`,
+    );
+    console.log(`Redis CPU           ${fmt(cpuPerPage, 3)} ms per page (claim + complete only)`);
+    console.log(
+      `kept right after    ${fmt(memKept / DOMAINS)} B per domain   ${fmt(keysKept / DOMAINS, 2)} keys per domain`,
+    );
 
-  // The pins lapse; claims then park every finished host out of the due index.
-  await new Promise((r) => setTimeout(r, PIN_MS + 500));
-  t0 = performance.now();
-  while ((await redis.zcard('w:pod:{p:pod-b}:due')) > 0) {
-    const { leases } = await frontier.claim({ pod: 'pod-b', max: BATCH });
-    if (leases.length > 0) throw new Error('nothing should be left to claim');
+    // The pins lapse; claims then park every finished host out of the due index.
+    await new Promise((r) => setTimeout(r, PIN_MS + 500));
+    t0 = performance.now();
+    while ((await redis.zcard('w:pod:{p:pod-b}:due')) > 0) {
+      const { leases } = await frontier.claim({ pod: 'pod-b', max: BATCH });
+      if (leases.length > 0) throw new Error('nothing should be left to claim');
+    }
+    const parkSeconds = seconds(t0);
+    const memParked = (await info(redis, 'memory', 'used_memory')) - mem0;
+    const keysParked = (await redis.dbsize()) - keys0;
+    console.log(
+      `  after the pins lapsed and claims parked them (${fmt(parkSeconds, 1)} s): ${fmt(memParked / DOMAINS)} B per domain   ${fmt(keysParked / DOMAINS, 2)} keys per domain`,
+    );
+    console.log(`  where (B per domain): ${await keptBreakdown(redis, new FrontierKeys('w'))}`);
+    await printPeaks();
   }
-  const parkSeconds = seconds(t0);
-  const memParked = (await info(redis, 'memory', 'used_memory')) - mem0;
-  const keysParked = (await redis.dbsize()) - keys0;
-  console.log(
-    `  after the pins lapsed and claims parked them (${fmt(parkSeconds, 1)} s): ${fmt(memParked / DOMAINS)} B per domain   ${fmt(keysParked / DOMAINS, 2)} keys per domain`,
-  );
-  console.log(`  where (B per domain): ${await keptBreakdown(redis, new FrontierKeys('w'))}`);
-  console.log(
-    `peak RSS            pod (this process) ${fmt(process.resourceUsage().maxRSS / 1024)} MB, redis-server ${fmt(peakRssMb(server.pid))} MB (used_memory_peak ${fmt((await info(redis, 'memory', 'used_memory_peak')) / 1048576)} MB)`,
-  );
 } finally {
   redis.disconnect();
   await server.stop();
