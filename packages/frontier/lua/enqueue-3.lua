@@ -24,9 +24,9 @@
     statuses: one character per URL in order: 'q' queued, 'd' duplicate (already seen,
     including earlier in this batch), 'c' over the domain's queue cap (not marked seen, so
     it can be enqueued again later), 'a' over the accept cap, 'h' over the host accept cap
-    (neither marked seen); revived: '' or, when the domain was unfolded from the archive,
-    "<ok>,<errors>" (its fetched and failed + dead counts, for the domain indexes it had
-    left); then for every host that got a URL its new scheduling seq and due-index score
+    (neither marked seen); revived: '' or, when the domain was unfolded from the archive and
+    stays unfolded, "<ok>,<errors>" (its fetched and failed + dead counts, for the domain
+    indexes it had left); then for every host that got a URL its new scheduling seq and due-index score
     ('park' | ms | 'inf').
   Side effects: seen buckets (may split one), host lists/levels/state, domain counters
   q, seen, enq, dup, cap (every cap); host ha.
@@ -45,6 +45,13 @@ local accept_cap = tonumber(ARGV[3])
 local host_cap = tonumber(ARGV[4])
 -- Accepted so far per host (read once per host in this batch), for the host accept cap.
 local host_accepted = {}
+-- An archived domain: a batch of links it saw already is answered from its archive field (its
+-- own 'dup' count is not kept then; the global one is); any other batch unfolds it.
+local batch_fps = {}
+for i = 7, #ARGV, 4 do batch_fps[#batch_fps + 1] = ARGV[i] end
+if #batch_fps > 0 and archive_saw_all(root, ARGV[5], batch_fps) then
+  return { string.rep('d', #batch_fps), 0, '' }
+end
 local revived = archive_revive(root, dkey, ARGV[5])
 local dv = redis.call('HMGET', dkey, 'q', 'enq', 'h1')
 local queued = tonumber(dv[1] or '0')
@@ -124,6 +131,8 @@ end
 if nd > 0 then redis.call('HINCRBY', dkey, 'dup', nd) end
 if nc > 0 then redis.call('HINCRBY', dkey, 'cap', nc) end
 
+-- Unfolded for URLs it then refused (caps): folded again, nothing changed for the indexes.
+if revived and nq == 0 and archive_try(root, dkey, ARGV[5], now_ms()) then revived = nil end
 local reply = { table.concat(out), queued, revived and (revived[1] .. ',' .. revived[2]) or '' }
 -- Only hosts that got a URL are re-scored; a batch of duplicates does not read the flag.
 local paused = #host_order > 0 and is_paused(dkey)

@@ -157,6 +157,34 @@ export function describeArchive(name: string, start: () => Promise<SuiteBackend>
       });
     });
 
+    it('answers links it saw from the archive, and folds again after URLs it refused', async () => {
+      const { redis, frontier, keys, inspector } = setup({ maxAcceptedPerDomain: 3 });
+      const d = 'seen-again.com';
+      const urls = [1, 2, 3].map((i) => `https://${d}/${i}`);
+      await frontier.enqueue(urls);
+      await finish(frontier);
+      expect(await redis.hexists(keys.archive(d), d)).toBe(1);
+      // Links the domain saw: duplicates, and the domain stays folded (no key of its own).
+      const again = await frontier.enqueue([urls[2]!, urls[0]!]);
+      expect(again.duplicates).toBe(2);
+      expect(await redis.exists(keys.domain(d))).toBe(0);
+      expect(await redis.hexists(keys.archive(d), d)).toBe(1);
+      // A new link over the domain's accept cap: unfolded to judge it, refused, folded again.
+      const over = await frontier.enqueue([`https://${d}/4`, urls[1]!]);
+      expect(over.overCap).toBe(1);
+      expect(over.duplicates).toBe(1);
+      expect(await redis.exists(keys.domain(d))).toBe(0);
+      expect(await redis.hexists(keys.archive(d), d)).toBe(1);
+      expect(await redis.hget(keys.stats(), 'archivedDomains')).toBe('1');
+      expect(await redis.zscore(keys.domainsByFetched(), d)).toBeNull();
+      expect(await inspector.domainStats(d)).toMatchObject({
+        archived: true,
+        fetched: 3,
+        seen: 3,
+        overCap: 1,
+      });
+    });
+
     it('keeps a domain live while anything is left: dead letters, a refetch, leases out', async () => {
       const { redis, frontier, keys } = setup({ maxRetries: 0, leaseTimeoutMs: 0 });
       await frontier.enqueue([

@@ -164,6 +164,20 @@ local function unfold_fields(key, text, pos)
   end
 end
 
+-- Whether the domain is archived and saw every one of `fps` (decimal strings): a batch of
+-- links it already has is answered from the archive field without unfolding the domain.
+local function archive_saw_all(root, akey, fps)
+  if not akey or akey == '' then return false end
+  local value = redis.call('HGET', akey, (archive_field(root)))
+  if not value then return false end
+  local n, pos = string.match(value, '^(%d+):()')
+  local packed = string.sub(value, pos, pos + 8 * tonumber(n) - 1)
+  for _, fp in ipairs(fps) do
+    if not inline_find(packed, fp_pack(fp)) then return false end
+  end
+  return true
+end
+
 -- Unfolds an archived domain back into its keys (merging with anything written since: counts
 -- add up, values already there win). Returns the archived fetch and error counts (ok, err +
 -- dead) for the domain indexes, or nil when the domain was not archived.
