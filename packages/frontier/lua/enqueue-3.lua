@@ -45,15 +45,22 @@ local accept_cap = tonumber(ARGV[3])
 local host_cap = tonumber(ARGV[4])
 -- Accepted so far per host (read once per host in this batch), for the host accept cap.
 local host_accepted = {}
--- An archived domain: a batch of links it saw already is answered from its archive field (its
--- own 'dup' count is not kept then; the global one is); any other batch unfolds it.
-local batch_fps = {}
-for i = 7, #ARGV, 4 do batch_fps[#batch_fps + 1] = ARGV[i] end
-if #batch_fps > 0 and archive_saw_all(root, ARGV[5], batch_fps) then
-  return { string.rep('d', #batch_fps), 0, '' }
-end
-local revived = archive_revive(root, dkey, ARGV[5])
 local dv = redis.call('HMGET', dkey, 'q', 'enq', 'h1')
+-- A domain that has accepted URLs ('enq': only enqueue writes it, after unfolding) is live,
+-- so the archive is read only for one that has not. An archived domain: a batch of links it
+-- saw already is answered from its archive field (its own 'dup' count is not kept then; the
+-- global one is); any other batch unfolds it.
+local revived = nil
+local archived = not dv[2] and archive_value(root, ARGV[5])
+if archived then
+  local batch_fps = {}
+  for i = 7, #ARGV, 4 do batch_fps[#batch_fps + 1] = ARGV[i] end
+  if #batch_fps > 0 and archive_saw_all(archived, batch_fps) then
+    return { string.rep('d', #batch_fps), 0, '' }
+  end
+  revived = archive_revive(root, dkey, ARGV[5], archived)
+  dv = redis.call('HMGET', dkey, 'q', 'enq', 'h1')
+end
 local queued = tonumber(dv[1] or '0')
 local accepted = tonumber(dv[2] or '0')
 local st = seen_state(dkey)

@@ -167,4 +167,33 @@ describe('script state', () => {
     expect(await redis.hgetall(meta)).toEqual({ a: `5:${end}`, c: `2:${end}`, e: '9:0' });
     expect(earliest).toBe('7');
   });
+  it('an enqueue to a live domain never reads the archive; an archived one is still answered from it', async () => {
+    const redis = connect();
+    const { frontier, keys } = make({ pinMs: 60 });
+    const d = 'live-enqueue.com';
+    const urls = [`https://${d}/a`, `https://${d}/b`];
+    await frontier.enqueue(urls);
+    const hgets = async () => {
+      const text = await redis.info('commandstats');
+      return Number(/cmdstat_hget:calls=(\d+)/.exec(text)?.[1] ?? 0);
+    };
+    // A batch of links the live domain saw: no HGET at all (the archive field is read only
+    // for a domain that has accepted nothing, i.e. has no 'enq').
+    await redis.config('RESETSTAT');
+    expect((await frontier.enqueue(urls)).duplicates).toBe(2);
+    expect(await hgets()).toBe(0);
+
+    // Fetched, parked and archived: the same links are answered from the archive field.
+    for (;;) {
+      const { leases } = await frontier.claim({ pod: 'pod-a', max: 10 });
+      if (leases.length === 0) break;
+      await frontier.completeMany(leases.map((lease) => ({ lease })));
+    }
+    await new Promise((r) => setTimeout(r, 100)); // the pin lapses; the next visit parks
+    expect((await frontier.claim({ pod: 'pod-a', max: 10 })).leases).toEqual([]);
+    expect(await redis.exists(keys.domain(d))).toBe(0);
+    expect(await redis.hexists(keys.archive(d), d)).toBe(1);
+    expect((await frontier.enqueue(urls)).duplicates).toBe(2);
+    expect(await redis.exists(keys.domain(d))).toBe(0);
+  });
 });

@@ -164,12 +164,15 @@ local function unfold_fields(key, text, pos)
   end
 end
 
--- Whether the domain is archived and saw every one of `fps` (decimal strings): a batch of
--- links it already has is answered from the archive field without unfolding the domain.
-local function archive_saw_all(root, akey, fps)
-  if not akey or akey == '' then return false end
-  local value = redis.call('HGET', akey, (archive_field(root)))
-  if not value then return false end
+-- The domain's archive field (archive_try's value), or nil when it is not archived.
+local function archive_value(root, akey)
+  if not akey or akey == '' then return nil end
+  return redis.call('HGET', akey, (archive_field(root))) or nil
+end
+
+-- Whether the archived domain (its archive field `value`) saw every one of `fps` (decimal
+-- strings): a batch of links it already has is answered without unfolding the domain.
+local function archive_saw_all(value, fps)
   local n, pos = string.match(value, '^(%d+):()')
   local packed = string.sub(value, pos, pos + 8 * tonumber(n) - 1)
   for _, fp in ipairs(fps) do
@@ -180,12 +183,9 @@ end
 
 -- Unfolds an archived domain back into its keys (merging with anything written since: counts
 -- add up, values already there win). Returns the archived fetch and error counts (ok, err +
--- dead) for the domain indexes, or nil when the domain was not archived.
-local function archive_revive(root, dkey, akey)
-  if not akey or akey == '' then return nil end
+-- dead) for the domain indexes. `value` is its archive field (archive_value).
+local function archive_revive(root, dkey, akey, value)
   local field, domain = archive_field(root)
-  local value = redis.call('HGET', akey, field)
-  if not value then return nil end
   redis.call('HDEL', akey, field)
   local n, pos = string.match(value, '^(%d+):()')
   n = tonumber(n)
