@@ -22,8 +22,9 @@ export interface SettingShortfall {
 
 /**
  * Whether Redis keeps a host hash with a folded queue (up to {@link FOLD_MAX_BYTES} in one
- * value) listpack-encoded: `hash-max-listpack-value` ≥ that. Past it every such hash becomes
- * a hashtable, several times larger. Resolves `undefined` when the setting serves; rejects
+ * value) and a domain hash with its inline seen-set (up to 504 B, seen.lua) listpack-encoded:
+ * `hash-max-listpack-value` ≥ that. Past it every such hash becomes a hashtable, several
+ * times larger. Resolves `undefined` when the setting serves; rejects
  * when Redis refuses `CONFIG` (managed services often do).
  */
 export async function hashListpackShortfall(

@@ -11,28 +11,28 @@ describe('inline seen-set', () => {
   const urls = (d: string, n: number, from = 0) =>
     Array.from({ length: n }, (_, i) => `https://${d}/${from + i}`);
 
-  it('keeps up to 7 fingerprints in the domain hash, then moves them all to bucket 0', async () => {
+  it('keeps up to 63 fingerprints in the domain hash, then moves them all to bucket 0', async () => {
     const redis = connect();
     const { frontier, keys } = make();
     const d = 'inline-seen.com';
-    expect((await frontier.enqueue(urls(d, 7))).queued).toBe(7);
-    expect(((await redis.hgetBuffer(keys.domain(d), 'S')) ?? Buffer.alloc(0)).length).toBe(56);
+    expect((await frontier.enqueue(urls(d, 63))).queued).toBe(63);
+    expect(((await redis.hgetBuffer(keys.domain(d), 'S')) ?? Buffer.alloc(0)).length).toBe(504);
     expect(await redis.exists(keys.seenBucket(d, 0))).toBe(0);
     expect(await redis.call('object', 'encoding', keys.domain(d))).toBe('listpack');
-    expect((await frontier.enqueue(urls(d, 7))).duplicates).toBe(7);
+    expect((await frontier.enqueue(urls(d, 63))).duplicates).toBe(63);
     const { inspector } = frontier;
     const at = (url: string) => ({ url, host: d, domain: d });
     expect((await inspector.urlStatus(at(`https://${d}/3`))).state).toBe('queued');
     expect((await inspector.urlStatus(at(`https://${d}/99`))).state).toBe('unseen');
 
-    // The eighth: all eight to bucket 0, the field gone; still exact.
-    const report = await frontier.enqueue([...urls(d, 2, 6)]);
+    // The 64th: all 64 to bucket 0, the field gone; still exact.
+    const report = await frontier.enqueue([...urls(d, 2, 62)]);
     expect(report.duplicates).toBe(1);
     expect(report.queued).toBe(1);
     expect(await redis.hexists(keys.domain(d), 'S')).toBe(0);
-    expect(await redis.scard(keys.seenBucket(d, 0))).toBe(8);
-    expect((await frontier.enqueue(urls(d, 9))).duplicates).toBe(8);
-    expect(await redis.hget(keys.domain(d), 'seen')).toBe('9');
+    expect(await redis.scard(keys.seenBucket(d, 0))).toBe(64);
+    expect((await frontier.enqueue(urls(d, 65))).duplicates).toBe(64);
+    expect(await redis.hget(keys.domain(d), 'seen')).toBe('65');
     expect((await inspector.urlStatus(at(`https://${d}/3`))).state).toBe('queued');
   });
 

@@ -7,14 +7,15 @@
   fingerprint, computed from the double value: deterministic, so lookups and splits agree.
 
   A small seen-set (most domains of a wide crawl) has no bucket: its fingerprints, 8 bytes
-  each (big-endian), are the domain hash's field 'S' (at most SEEN_INLINE_MAX of them: 56 B,
-  within the default hash-max-listpack-value of 64, so the hash stays a listpack). The next
-  one moves them all to bucket 0. A domain with fingerprints and no 'S' (or sL/sS set) is
-  in buckets.
+  each (big-endian), are the domain hash's field 'S' (at most SEEN_INLINE_MAX of them: 504 B,
+  within the hash-max-listpack-value of 512 that a folded host queue needs already
+  (redis-settings.ts), so the hash stays a listpack; an intset bucket would cost its key and
+  size-class rounding on top, ~90 B per domain). The next one moves them all to bucket 0. A
+  domain with fingerprints and no 'S' (or sL/sS set) is in buckets.
 ]]
 local SEEN_LOAD = 200
 local SEEN_DIV = 8796093022208 -- 2^43: fingerprint / 2^43 < 2^20
-local SEEN_INLINE_MAX = 7
+local SEEN_INLINE_MAX = 63
 local TWO32 = 4294967296
 
 -- A fingerprint (decimal string in [0, 2^63)) as 8 bytes; exact in doubles: lo < 2^32 and
