@@ -5,7 +5,7 @@
  * script on one node.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CrawlRegistry,
   FrontierInspector,
@@ -13,27 +13,14 @@ import {
   RedisFrontier,
 } from '../src/index.js';
 import { FrontierKeys } from '../src/keys.js';
-import type { Client, SuiteBackend } from './frontier-suite.js';
+import { type Client, type SuiteBackend, suiteConnections } from './frontier-suite.js';
 
 const PIN_MS = 60;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function describeArchive(name: string, start: () => Promise<SuiteBackend>): void {
   describe(`archived domains on ${name}`, () => {
-    let backend: SuiteBackend;
-    const clients: Client[] = [];
-    beforeAll(async () => {
-      backend = await start();
-    });
-    afterAll(async () => {
-      for (const c of clients) c.disconnect();
-      await backend?.stop();
-    });
-    const connect = () => {
-      const c = backend.connect();
-      clients.push(c);
-      return c;
-    };
+    const connect = suiteConnections(start);
     const setup = (options: Partial<FrontierOptions> = {}) => {
       const prefix = `a${randomUUID().slice(0, 8)}`;
       const redis = connect();

@@ -26,6 +26,27 @@ export interface SuiteBackend {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts the backend before the enclosing describe's tests and stops it after them, closing
+ * every connection handed out; call inside `describe`. Returns the connection factory.
+ */
+export function suiteConnections(start: () => Promise<SuiteBackend>): () => Client {
+  let backend: SuiteBackend;
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    backend = await start();
+  });
+  afterAll(async () => {
+    for (const c of clients) c.disconnect();
+    await backend?.stop();
+  });
+  return () => {
+    const c = backend.connect();
+    clients.push(c);
+    return c;
+  };
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Deterministic owner: pod-a or pod-b by a cheap hash of the domain. */
@@ -37,22 +58,7 @@ function twoPods(domain: string): string {
 
 export function describeFrontier(name: string, start: () => Promise<SuiteBackend>): void {
   describe(`RedisFrontier on ${name}`, () => {
-    let backend: SuiteBackend;
-    const clients: Client[] = [];
-
-    beforeAll(async () => {
-      backend = await start();
-    });
-    afterAll(async () => {
-      for (const c of clients) c.disconnect();
-      await backend?.stop();
-    });
-
-    const connect = () => {
-      const c = backend.connect();
-      clients.push(c);
-      return c;
-    };
+    const connect = suiteConnections(start);
     // The key names of each frontier the suite made, to check what Redis holds.
     const keys = new WeakMap<RedisFrontier, FrontierKeys>();
     const keysOf = (f: RedisFrontier) => keys.get(f)!;

@@ -4,28 +4,13 @@
  * (its own connection, only the prefix), as the API and the CLI build it.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FrontierInspector, RedisFrontier } from '../src/index.js';
-import type { Client, SuiteBackend } from './frontier-suite.js';
+import { type SuiteBackend, suiteConnections } from './frontier-suite.js';
 
 export function describeInspector(name: string, start: () => Promise<SuiteBackend>): void {
   describe(`FrontierInspector on ${name}`, () => {
-    let backend: SuiteBackend;
-    const clients: Client[] = [];
-
-    beforeAll(async () => {
-      backend = await start();
-    });
-    afterAll(async () => {
-      for (const c of clients) c.disconnect();
-      await backend?.stop();
-    });
-
-    const connect = () => {
-      const c = backend.connect();
-      clients.push(c);
-      return c;
-    };
+    const connect = suiteConnections(start);
 
     /** A frontier whose owner can be switched, and a standalone inspector on its prefix. */
     const setup = () => {
