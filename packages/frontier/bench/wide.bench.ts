@@ -1,5 +1,6 @@
 /**
- * The wide shape: D domains × 1 URL (a web crawl's median domain has very few pages), through
+ * The wide shape: D domains × 1 URL (a web crawl's median domain has very few pages; K URLs
+ * with BENCH_WIDE_URLS=K), through
  * the public `RedisFrontier` API on one throwaway redis-server (one core), in one run:
  *
  * 1. enqueue: rate, Redis `used_memory` per queued URL (against the mean URL length), keys
@@ -21,6 +22,7 @@
  *   npm run bench -- wide                              (100,000 domains)
  *   BENCH_WIDE_DOMAINS=1000000 npm run bench -- wide
  *   BENCH_WIDE_DOMAINS=10000000 BENCH_WIDE_UNTIL=reclaim npm run bench -- wide  (steps 1-3)
+ *   BENCH_WIDE_DOMAINS=50000 BENCH_WIDE_URLS=5 npm run bench -- wide
  */
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
@@ -29,6 +31,9 @@ import { RedisFrontier } from '../src/index.js';
 import { FrontierKeys } from '../src/keys.js';
 
 const DOMAINS = Number(process.env.BENCH_WIDE_DOMAINS ?? 100_000);
+/** URLs per domain. */
+const PER_DOMAIN = Number(process.env.BENCH_WIDE_URLS ?? 1);
+const URLS = DOMAINS * PER_DOMAIN;
 /** `reclaim` ends the run after step 3 (the 10,000,000-domain run's goals end there). */
 const UNTIL = process.env.BENCH_WIDE_UNTIL ?? 'all';
 const BATCH = 1000;
@@ -40,21 +45,29 @@ const PIN_MS = 2000;
 if (UNTIL !== 'all' && UNTIL !== 'reclaim') {
   throw new Error(`BENCH_WIDE_UNTIL must be all or reclaim, got ${UNTIL}`);
 }
+if (!Number.isSafeInteger(PER_DOMAIN) || PER_DOMAIN < 1 || PER_DOMAIN > 10_000) {
+  throw new Error(
+    `BENCH_WIDE_URLS must be an integer from 1 to 10,000, got ${process.env.BENCH_WIDE_URLS}`,
+  );
+}
 if (!Number.isSafeInteger(DOMAINS) || DOMAINS < 10) {
   throw new Error(
     `BENCH_WIDE_DOMAINS must be an integer ≥ 10, got ${process.env.BENCH_WIDE_DOMAINS}`,
   );
 }
 
-/** Domain i's one URL: a registrable domain of its own, a typical path. */
-function urlOf(i: number): string {
-  return `https://www.site${i}.com/articles/a-page-title-${(i * 7919) % 100_000}`;
+/** Domain i's URL j: a registrable domain of its own, a typical path (distinct for j < 100,000). */
+function urlOf(i: number, j: number): string {
+  return `https://www.site${i}.com/articles/a-page-title-${(i * 7919 + j * 4729) % 100_000}`;
 }
 
+/** Every URL, a domain's together, BATCH at a time (a domain may straddle two batches). */
 function* batches(): Generator<string[]> {
-  for (let start = 0; start < DOMAINS; start += BATCH) {
+  for (let start = 0; start < URLS; start += BATCH) {
     const batch: string[] = [];
-    for (let i = start; i < Math.min(DOMAINS, start + BATCH); i++) batch.push(urlOf(i));
+    for (let k = start; k < Math.min(URLS, start + BATCH); k++) {
+      batch.push(urlOf(Math.floor(k / PER_DOMAIN), k % PER_DOMAIN));
+    }
     yield batch;
   }
 }
@@ -174,7 +187,9 @@ async function printPeaks(): Promise<void> {
 }
 try {
   const version = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
-  console.log(`redis ${version}; ${fmt(DOMAINS)} domains × 1 URL, batches of ${fmt(BATCH)}`);
+  console.log(
+    `redis ${version}; ${fmt(DOMAINS)} domains × ${fmt(PER_DOMAIN)} URL, batches of ${fmt(BATCH)}`,
+  );
 
   // Baseline: raw pipelined SET of the same URLs, one key per domain (then dropped).
   let t0 = performance.now();
@@ -183,7 +198,7 @@ try {
     for (const url of batch) pipe.set(`raw:{${url.slice(12, url.indexOf('/', 12))}}`, url);
     await pipe.exec();
   }
-  const rawRate = DOMAINS / seconds(t0);
+  const rawRate = URLS / seconds(t0);
   await redis.flushall();
 
   const frontier = new RedisFrontier({
@@ -205,20 +220,21 @@ try {
     if (report.queued !== batch.length) throw new Error('bench URLs must all be new');
     for (const url of batch) urlBytes += Buffer.byteLength(url);
   }
-  const enqueueRate = DOMAINS / seconds(t0);
+  const enqueueRate = URLS / seconds(t0);
   const memQueued = (await info(redis, 'memory', 'used_memory')) - mem0;
   const keysQueued = (await redis.dbsize()) - keys0;
-  const meanUrl = urlBytes / DOMAINS;
+  const meanUrl = urlBytes / URLS;
   // Each phase prints as soon as it ends: a long run that fails late keeps what it measured.
   console.log(`mean URL ${fmt(meanUrl, 1)} B`);
   console.log(
     `enqueue             ${fmt(enqueueRate)} URLs/s   (raw pipelined SET ${fmt(rawRate)}/s: ${fmt(enqueueRate / rawRate, 2)}×)`,
   );
   console.log(
-    `queued              ${fmt(memQueued / DOMAINS)} B per URL = URL + ${fmt(memQueued / DOMAINS - meanUrl)} B   ${fmt(keysQueued / DOMAINS, 2)} keys per domain`,
+    `queued              ${fmt(memQueued / URLS)} B per URL = URL + ${fmt(memQueued / URLS - meanUrl)} B   ${fmt(memQueued / DOMAINS)} B and ${fmt(keysQueued / DOMAINS, 2)} keys per domain`,
   );
 
-  // pod-a claims what it owns (leases never expire: only the reclaim gives them back).
+  // pod-a claims what it owns: one URL per host (its one slot of concurrency stays taken, as
+  // leases never expire: only the reclaim gives them back).
   const ownedByA = await redis.zcard('w:pod:{p:pod-a}:due');
   t0 = performance.now();
   const a = await claimAll(frontier, 'pod-a', ownedByA, false);
@@ -267,7 +283,7 @@ try {
     // pod-b claims and completes everything.
     const cpu0 = await redisCpuMs(redis);
     t0 = performance.now();
-    const b = await claimAll(frontier, 'pod-b', DOMAINS, true);
+    const b = await claimAll(frontier, 'pod-b', URLS, true);
     const ccSeconds = seconds(t0);
     const cpuPerPage = ((await redisCpuMs(redis)) - cpu0) / b.claimed;
     const stats = await frontier.stats();
