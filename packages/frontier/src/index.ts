@@ -51,7 +51,9 @@ export type {
 } from './read-types.js';
 export { RedisFrontier } from './redis-frontier.js';
 export {
+  HASH_MAX_LISTPACK_ENTRIES,
   HASH_MAX_LISTPACK_VALUE,
+  hashListpackEntriesShortfall,
   hashListpackShortfall,
   type SettingShortfall,
 } from './redis-settings.js';

@@ -9,7 +9,12 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { FOLD_MAX_BYTES, unpackFolded } from '../src/host-queue.js';
-import { CrawlRegistry, type EnqueueItem, hashListpackShortfall } from '../src/index.js';
+import {
+  CrawlRegistry,
+  type EnqueueItem,
+  hashListpackEntriesShortfall,
+  hashListpackShortfall,
+} from '../src/index.js';
 import type { FrontierKeys } from '../src/keys.js';
 import { frontierFixture } from './frontier-fixture.js';
 
@@ -205,6 +210,19 @@ describe('folded host queue', () => {
       });
     } finally {
       await redis.config('SET', 'hash-max-listpack-value', '1024');
+    }
+    // Archive hashes at scale: hash-max-listpack-entries, 512 in our configurations.
+    expect(await hashListpackEntriesShortfall(redis)).toBeUndefined();
+    await redis.config('SET', 'hash-max-listpack-entries', '128');
+    try {
+      expect(await hashListpackEntriesShortfall(redis)).toEqual({
+        setting: 'hash-max-listpack-entries',
+        value: 128,
+        needed: 512,
+        recommended: 512,
+      });
+    } finally {
+      await redis.config('SET', 'hash-max-listpack-entries', '512');
     }
   });
 

@@ -122,9 +122,12 @@ export async function startEmbeddedRedis(
       '--protected-mode',
       'yes',
       // Small host queues are folded into their host hash (up to 512 B); it stays compact
-      // (listpack) only while every value fits this (docs/operations.md).
+      // (listpack) only while every value fits this; an archive hash of finished domains only
+      // while it has at most so many (docs/operations.md).
       '--hash-max-listpack-value',
       '1024',
+      '--hash-max-listpack-entries',
+      '512',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

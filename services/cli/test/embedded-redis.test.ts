@@ -24,10 +24,15 @@ describe('startEmbeddedRedis', () => {
     expect(second).toMatchObject({ started: false, port: first.port });
     const client = new Redis(first.url);
     expect(await client.config('GET', 'appendonly')).toEqual(['appendonly', 'yes']);
-    // A host hash with a folded queue stays listpack (docs/operations.md).
+    // A host hash with a folded queue, and an archive hash of up to 512 finished domains,
+    // stay listpack (docs/operations.md).
     expect(await client.config('GET', 'hash-max-listpack-value')).toEqual([
       'hash-max-listpack-value',
       '1024',
+    ]);
+    expect(await client.config('GET', 'hash-max-listpack-entries')).toEqual([
+      'hash-max-listpack-entries',
+      '512',
     ]);
     await client.set('k', 'v');
     await client.quit();

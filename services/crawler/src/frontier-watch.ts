@@ -6,7 +6,13 @@
  * gone, and an empty frontier must not pass for a finished crawl. The pod then stops with
  * `SHARDLINE_ERR_FRONTIER_LOST`, loudly, and exits non-zero.
  */
-import { FrontierLostError, hashListpackShortfall, type RedisFrontier } from '@shardline/frontier';
+import {
+  FrontierLostError,
+  hashListpackEntriesShortfall,
+  hashListpackShortfall,
+  type RedisFrontier,
+  type SettingShortfall,
+} from '@shardline/frontier';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -37,7 +43,7 @@ export class FrontierWatch {
     if (this.#identity === undefined) {
       this.#identity = await this.#o.frontier.identity();
       await this.#warnWithoutPersistence();
-      await this.#warnHashListpackValue();
+      await this.#warnHashListpack();
     }
     if (this.#timer) return;
     this.#timer = setInterval(() => void this.check(), this.#o.intervalMs);
@@ -67,23 +73,36 @@ export class FrontierWatch {
   }
 
   /**
-   * One warning when Redis' hash-max-listpack-value is below what a host hash with a folded
-   * queue needs: nothing breaks, but every host with URLs queued then costs several times the
-   * memory. A server that refuses CONFIG (managed Redis) is not judged.
+   * One warning per hash setting below what the compact layout needs: hash-max-listpack-value
+   * (a host hash with a folded queue, a domain hash with its inline seen-set) and
+   * hash-max-listpack-entries (the archive hashes of finished domains, at tens of millions of
+   * them). Nothing breaks, but such hashes then cost several times the memory. A server that
+   * refuses CONFIG (managed Redis) is not judged.
    */
-  async #warnHashListpackValue(): Promise<void> {
-    let shortfall: Awaited<ReturnType<typeof hashListpackShortfall>>;
+  async #warnHashListpack(): Promise<void> {
+    let value: SettingShortfall | undefined;
+    let entries: SettingShortfall | undefined;
     try {
-      shortfall = await hashListpackShortfall(this.#o.redis);
+      value = await hashListpackShortfall(this.#o.redis);
+      entries = await hashListpackEntriesShortfall(this.#o.redis);
     } catch (error) {
-      this.#o.log.debug({ err: error }, 'cannot read the Redis hash-max-listpack-value');
+      this.#o.log.debug(
+        { err: error },
+        'cannot read the Redis hash-max-listpack-value and -entries settings',
+      );
       return;
     }
-    if (shortfall === undefined) return;
-    this.#o.log.warn(
-      { [shortfall.setting]: shortfall.value },
-      `Redis ${shortfall.setting} is ${shortfall.value}, below the ${shortfall.needed} B a small host queue folded into its host hash takes: such hashes are stored unpacked, several times larger; set ${shortfall.setting} ${shortfall.recommended} (docs/operations.md, Redis)`,
-    );
+    const what = [
+      [value, 'B a small host queue folded into its host hash takes', 'several times larger'],
+      [entries, 'finished domains an archive hash holds at ~67 M archived domains', '~75 % larger'],
+    ] as const;
+    for (const [shortfall, needs, cost] of what) {
+      if (shortfall === undefined) continue;
+      this.#o.log.warn(
+        { [shortfall.setting]: shortfall.value },
+        `Redis ${shortfall.setting} is ${shortfall.value}, below the ${shortfall.needed} ${needs}: such hashes are then stored unpacked, ${cost}; set ${shortfall.setting} ${shortfall.recommended} (docs/operations.md, Redis)`,
+      );
+    }
   }
 
   stop(): void {

@@ -1,7 +1,8 @@
 /**
  * The settings checks of `FrontierWatch.start`: one warning line when Redis'
- * hash-max-listpack-value is below what a folded host queue needs (naming the setting and the
- * value to set), none when it serves, and no judgement (one debug line) when Redis refuses
+ * hash-max-listpack-value is below what a folded host queue needs, or hash-max-listpack-entries
+ * below what archive hashes hold at scale (naming the setting and the value to set), none when
+ * it serves, and no judgement (one debug line) when Redis refuses
  * CONFIG, as managed services do.
  */
 import { Redis } from 'ioredis';
@@ -39,8 +40,8 @@ async function startWatch(args: string[]): Promise<{ lines: Line[]; stop: () => 
   };
 }
 
-const about = (lines: Line[], level: number) =>
-  lines.filter((l) => l.level === level && l.msg.includes('hash-max-listpack-value'));
+const about = (lines: Line[], level: number, setting = 'hash-max-listpack-value') =>
+  lines.filter((l) => l.level === level && l.msg.includes(setting));
 
 describe('FrontierWatch settings checks', () => {
   const stops: (() => Promise<void>)[] = [];
@@ -57,6 +58,21 @@ describe('FrontierWatch settings checks', () => {
     const ok = await startWatch([]);
     stops.push(ok.stop);
     expect(about(ok.lines, 40)).toEqual([]);
+  });
+
+  it('warns once when hash-max-listpack-entries is below what archive hashes hold at scale', async () => {
+    const low = await startWatch(['--hash-max-listpack-entries', '128']);
+    stops.push(low.stop);
+    const [warning, ...more] = about(low.lines, 40, 'hash-max-listpack-entries');
+    expect(more).toEqual([]);
+    expect(warning?.msg).toMatch(
+      /hash-max-listpack-entries is 128.*archive hash.*set hash-max-listpack-entries 512/,
+    );
+    // The other setting serves: no word about it.
+    expect(about(low.lines, 40)).toEqual([]);
+    const ok = await startWatch([]);
+    stops.push(ok.stop);
+    expect(about(ok.lines, 40, 'hash-max-listpack-entries')).toEqual([]);
   });
 
   it('says nothing but a debug line when Redis refuses CONFIG', async () => {
