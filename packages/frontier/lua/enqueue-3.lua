@@ -17,7 +17,9 @@
                        cap. Like the accept cap, exact across enqueuers.
   ARGV[5] archive hash of the domain (keys.ts archive(): same Cluster slot as KEYS[1]), or '':
           an archived domain is unfolded first (archive.lua)
-  ARGV[6..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
+  ARGV[6] seen bucket load: mean fingerprints per seen bucket before one splits (seen.lua)
+  ARGV[7] most fingerprints kept inline in the domain hash (seen.lua)
+  ARGV[8..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
             (integer), entry ("<depth>,<attempt>,<metaLen>,<meta><url>")
 
   Returns { statuses, queuedInDomain, revived, host1, seq1, score1, host2, ... }
@@ -43,6 +45,8 @@ local cap = tonumber(ARGV[1])
 local default_conc = tonumber(ARGV[2])
 local accept_cap = tonumber(ARGV[3])
 local host_cap = tonumber(ARGV[4])
+local seen_load = tonumber(ARGV[6])
+local seen_inline_max = tonumber(ARGV[7])
 -- Accepted so far per host (read once per host in this batch), for the host accept cap.
 local host_accepted = {}
 local dv = redis.call('HMGET', dkey, 'q', 'enq', 'h1')
@@ -54,16 +58,16 @@ local revived = nil
 local archived = not dv[2] and archive_value(root, ARGV[5])
 if archived then
   local batch_fps = {}
-  for i = 7, #ARGV, 4 do batch_fps[#batch_fps + 1] = ARGV[i] end
+  for i = 9, #ARGV, 4 do batch_fps[#batch_fps + 1] = ARGV[i] end
   if #batch_fps > 0 and archive_saw_all(archived, batch_fps) then
     return { string.rep('d', #batch_fps), 0, '' }
   end
-  revived = archive_revive(root, dkey, ARGV[5], archived)
+  revived = archive_revive(root, dkey, ARGV[5], archived, seen_load, seen_inline_max)
   dv = redis.call('HMGET', dkey, 'q', 'enq', 'h1')
 end
 local queued = tonumber(dv[1] or '0')
 local accepted = tonumber(dv[2] or '0')
-local st = seen_state(dkey)
+local st = seen_state(dkey, seen_load, seen_inline_max)
 local out = {}
 -- Accepted entries are buffered per host and level and pushed in bulk at the end (one
 -- RPUSH per list instead of one per URL); order within a list is kept.
@@ -71,7 +75,7 @@ local lists, list_order = {}, {}
 local per_host, host_order = {}, {}
 local nq, nd, nc = 0, 0, 0
 
-for i = 6, #ARGV, 4 do
+for i = 8, #ARGV, 4 do
   local host, fp, level, entry = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   if not seen_add(root, dkey, fp, st) then
     out[#out + 1] = 'd'

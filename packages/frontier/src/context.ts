@@ -9,6 +9,7 @@ import { FrontierArgumentError } from './errors.js';
 import type { Executor } from './executor.js';
 import type { FrontierKeys } from './keys.js';
 import type { BackgroundOperation, ResolvedOptions } from './options.js';
+import { FALLBACK_SEEN_LAYOUT, type SeenLayout, serverSeenLayout } from './redis-settings.js';
 
 /** Failures of background work so far, per operation (see `RedisFrontier.backgroundErrors`). */
 export type BackgroundErrorCounts = Record<BackgroundOperation, number>;
@@ -21,6 +22,9 @@ export class FrontierContext {
   /** Records the domains a non-default crawl writes, before it writes them. */
   readonly crawl: CrawlTracker;
   readonly #errors: BackgroundErrorCounts = { 'register-pod': 0, forward: 0 };
+  // The server's seen layout, read once; unset until a read settled it (a Cluster client
+  // that knows no master yet is asked again).
+  #serverSeenLayout: Promise<SeenLayout | undefined> | undefined;
 
   constructor(options: ResolvedOptions, keys: FrontierKeys, exec: Executor) {
     this.options = options;
@@ -37,6 +41,26 @@ export class FrontierContext {
       throw new FrontierArgumentError(`ownerOf(${JSON.stringify(domain)})`, pod, 'a pod id');
     }
     return pod;
+  }
+
+  /**
+   * The seen-set layout enqueues use: the options where given, else what the server's
+   * settings keep compact (redis-settings.ts), read once; Redis' defaults' layout when it
+   * refuses `CONFIG`.
+   */
+  async seenLayout(): Promise<SeenLayout> {
+    const { seenBucketLoad, seenInlineMax } = this.options;
+    let server: SeenLayout | undefined;
+    if (seenBucketLoad === undefined || seenInlineMax === undefined) {
+      this.#serverSeenLayout ??= serverSeenLayout(this.redis).catch(() => FALLBACK_SEEN_LAYOUT);
+      server = await this.#serverSeenLayout;
+      if (!server) this.#serverSeenLayout = undefined;
+    }
+    const fallback = server ?? FALLBACK_SEEN_LAYOUT;
+    return {
+      bucketLoad: seenBucketLoad ?? fallback.bucketLoad,
+      inlineMax: seenInlineMax ?? fallback.inlineMax,
+    };
   }
 
   /** Counts a failure of background work and hands it to `onBackgroundError`. */

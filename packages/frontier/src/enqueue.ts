@@ -81,6 +81,7 @@ export class Enqueuer {
     }
     counters.add('rejected', rejected);
 
+    const seen = byDomain.size > 0 ? await this.#ctx.seenLayout() : undefined;
     const pins = new IndexBatch();
     const owners = new Map<string, string>();
     const calls: ScriptCall[] = [];
@@ -102,6 +103,8 @@ export class Enqueuer {
           o.maxAcceptedPerDomain,
           o.maxAcceptedPerHost,
           o.archiveIdleDomains ? keys.archive(domain) : '',
+          seen!.bucketLoad,
+          seen!.inlineMax,
         ];
         for (const p of chunk) args.push(p.host, p.fp, p.level, p.entry);
         calls.push({ command: C.enqueue, args });

@@ -55,7 +55,10 @@ export {
   HASH_MAX_LISTPACK_VALUE,
   hashListpackEntriesShortfall,
   hashListpackShortfall,
+  SET_MAX_INTSET_ENTRIES,
+  type SeenLayout,
   type SettingShortfall,
+  seenLayoutFor,
 } from './redis-settings.js';
 export type {
   BlockTarget,

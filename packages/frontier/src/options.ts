@@ -129,6 +129,20 @@ export interface FrontierOptions {
   archiveIdleDomains?: boolean;
   /** URLs per enqueue script call (bounds the time Redis spends in one script). @default 1000 */
   enqueueChunk?: number;
+  /**
+   * Mean fingerprints per seen-set bucket (an intset) before linear hashing splits one.
+   * Only memory depends on it: pods with different values share a seen-set safely.
+   * @default from the server's `set-max-intset-entries` ÷ 2.56, at most 800 (200 at Redis'
+   * default 512; 800 at the 2,048 our Redis configurations set); 200 when Redis refuses `CONFIG`
+   */
+  seenBucketLoad?: number;
+  /**
+   * Most fingerprints (8 B each) a domain's seen-set keeps in the domain hash before it moves
+   * to a bucket. Only memory depends on it.
+   * @default from the server's `hash-max-listpack-value` ÷ 8, at most 128 (8 at Redis' default
+   * 64; 128 at the 1,024 our Redis configurations set); 63 when Redis refuses `CONFIG`
+   */
+  seenInlineMax?: number;
   /** Options for `@shardline/url` canonicalisation. */
   canonicalize?: CanonicalizeOptions;
   /**
@@ -141,9 +155,13 @@ export interface FrontierOptions {
   onBackgroundError?: (error: Error, operation: BackgroundOperation) => void;
 }
 
-export type ResolvedOptions = Required<Omit<FrontierOptions, 'canonicalize'>> & {
-  canonicalize: CanonicalizeOptions;
-};
+/** Options without a fixed default: read from the server when not given (`seenLayout`). */
+type ServerTunedOption = 'seenBucketLoad' | 'seenInlineMax';
+
+export type ResolvedOptions = Required<Omit<FrontierOptions, 'canonicalize' | ServerTunedOption>> &
+  Pick<FrontierOptions, ServerTunedOption> & {
+    canonicalize: CanonicalizeOptions;
+  };
 
 const DEFAULTS = {
   prefix: 'sl',
@@ -275,6 +293,15 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
     const value = resolved[name];
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new FrontierOptionsError(name, value, 'a positive integer');
+    }
+  }
+  for (const [name, min, max] of [
+    ['seenBucketLoad', 1, 100_000],
+    ['seenInlineMax', 0, 8192],
+  ] as const) {
+    const value = resolved[name];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < min || value > max)) {
+      throw new FrontierOptionsError(name, value, `an integer from ${min} to ${max}`);
     }
   }
   const factor = resolved.adaptiveDelayFactor;

@@ -19,12 +19,15 @@ export interface FrontierFixture {
   ): { frontier: RedisFrontier; keys: FrontierKeys; prefix: string };
 }
 
-/** `stem` starts every generated prefix (which file wrote a key, when looking at Redis). */
-export function frontierFixture(stem: string): FrontierFixture {
+/**
+ * `stem` starts every generated prefix (which file wrote a key, when looking at Redis);
+ * `serverArgs` go to the server after the test harness's own (test/helpers/redis.ts).
+ */
+export function frontierFixture(stem: string, serverArgs: string[] = []): FrontierFixture {
   let server: RedisServer;
   const clients: Redis[] = [];
   beforeAll(async () => {
-    server = await startRedis();
+    server = await startRedis({ args: serverArgs });
   });
   afterAll(async () => {
     for (const c of clients) c.disconnect();

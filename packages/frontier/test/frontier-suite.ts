@@ -777,6 +777,8 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         0,
         0,
         '',
+        200,
+        63,
         d,
         '12345',
         0,

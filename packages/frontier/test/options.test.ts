@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FrontierErrorCode, FrontierOptionsError } from '../src/errors.js';
 import { FrontierInspector } from '../src/inspector.js';
 import { resolveInspectorOptions, resolveOptions } from '../src/options.js';
+import { seenLayoutFor } from '../src/redis-settings.js';
 
 // A stand-in with the one method the validation looks at; no connection is made.
 const redis = { defineCommand() {} } as never;
@@ -33,6 +34,8 @@ describe('resolveOptions', () => {
       [{ ownerOf: 'pod-a' }, 'ownerOf', /function/],
       [{ redis: {} }, 'redis', /ioredis/],
       [{ onBackgroundError: 'log' }, 'onBackgroundError', /got "log" \(string\)/],
+      [{ seenBucketLoad: 0 }, 'seenBucketLoad', /integer from 1 to 100000, got 0/],
+      [{ seenInlineMax: 1.5 }, 'seenInlineMax', /got 1.5 \(number\)/],
     ];
     for (const [extra, option, message] of cases) {
       let error: unknown;
@@ -70,5 +73,17 @@ describe('resolveInspectorOptions', () => {
       expect(error).toMatchObject({ code: FrontierErrorCode.OPTIONS, option });
       expect((error as Error).message).toMatch(message);
     }
+  });
+});
+
+describe('seenLayoutFor', () => {
+  it("keeps every bucket an intset and the domain hash a listpack at the server's settings", () => {
+    // Redis' defaults: 512 entries per intset, 64 B per listpack value.
+    expect(seenLayoutFor(512, 64)).toEqual({ bucketLoad: 200, inlineMax: 8 });
+    // Ours (docs/operations.md): bigger buckets, a 1,024 B inline set.
+    expect(seenLayoutFor(2048, 1024)).toEqual({ bucketLoad: 800, inlineMax: 128 });
+    // Capped (a split reads one whole bucket), and never below a bucket of 16.
+    expect(seenLayoutFor(1_000_000, 1_000_000)).toEqual({ bucketLoad: 800, inlineMax: 128 });
+    expect(seenLayoutFor(4, 4)).toEqual({ bucketLoad: 16, inlineMax: 0 });
   });
 });

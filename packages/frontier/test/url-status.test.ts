@@ -59,7 +59,8 @@ describe('urlStatus', () => {
   });
 
   it('finds every accepted URL in a seen-set split over many buckets', async () => {
-    const { frontier, keys } = make();
+    // Buckets of ~100 (the server's layout would hold 1,500 in two).
+    const { frontier, keys } = make({ seenBucketLoad: 100 });
     const urls = Array.from({ length: 1500 }, (_, i) => `https://split-test.com/p/${i}`);
     await frontier.enqueue(urls);
     const stats = await frontier.inspector.domainStats('split-test.com');

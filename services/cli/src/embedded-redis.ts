@@ -123,11 +123,14 @@ export async function startEmbeddedRedis(
       'yes',
       // Small host queues are folded into their host hash (up to 512 B); it stays compact
       // (listpack) only while every value fits this; an archive hash of finished domains only
-      // while it has at most so many (docs/operations.md).
+      // while it has at most so many; a seen bucket of ~800 fingerprints stays an intset
+      // (docs/operations.md).
       '--hash-max-listpack-value',
       '1024',
       '--hash-max-listpack-entries',
       '512',
+      '--set-max-intset-entries',
+      '2048',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

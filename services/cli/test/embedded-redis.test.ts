@@ -34,6 +34,11 @@ describe('startEmbeddedRedis', () => {
       'hash-max-listpack-entries',
       '512',
     ]);
+    // Seen buckets of ~800 fingerprints stay intsets.
+    expect(await client.config('GET', 'set-max-intset-entries')).toEqual([
+      'set-max-intset-entries',
+      '2048',
+    ]);
     await client.set('k', 'v');
     await client.quit();
     await second.stop(); // not its server: a no-op

@@ -184,7 +184,8 @@ end
 -- Unfolds an archived domain back into its keys (merging with anything written since: counts
 -- add up, values already there win). Returns the archived fetch and error counts (ok, err +
 -- dead) for the domain indexes. `value` is its archive field (archive_value).
-local function archive_revive(root, dkey, akey, value)
+-- load, inline_max: seen.lua's seen_state (the enqueue's).
+local function archive_revive(root, dkey, akey, value, load, inline_max)
   local field, domain = archive_field(root)
   redis.call('HDEL', akey, field)
   local n, pos = string.match(value, '^(%d+):()')
@@ -205,7 +206,7 @@ local function archive_revive(root, dkey, akey, value)
       unfold_fields(hkey(root, host, 's'), fields, HOST_POS)
     end
   end
-  local st = seen_state(dkey)
+  local st = seen_state(dkey, load, inline_max)
   for _, fp in ipairs(fps) do seen_add(root, dkey, fp, st) end
   seen_save(dkey, st)
   local c = redis.call('HMGET', dkey, 'ok', 'err', 'dead')

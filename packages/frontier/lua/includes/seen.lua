@@ -2,20 +2,23 @@
   The seen-set of a domain: 64-bit fingerprints (decimal strings in [0, 2^63)) spread over
   buckets R .. 's:' .. b, each a SET small enough to stay an intset (8 bytes per entry).
   Buckets grow by linear hashing: level sL and split pointer sS in the domain hash; bucket
-  count = 2^sL + sS; when the domain holds more than SEEN_LOAD entries per bucket the
-  bucket at the split pointer is split in two. The bucket hash is the top 20 bits of the
-  fingerprint, computed from the double value: deterministic, so lookups and splits agree.
+  count = 2^sL + sS; when the domain holds more than `load` entries per bucket (the caller's,
+  from the server's set-max-intset-entries: the fullest bucket holds ~2× the mean and must
+  stay an intset) the bucket at the split pointer is split in two. Lookups depend on sL and
+  sS alone, so callers with different loads share a seen-set safely. The bucket hash is the
+  top 20 bits of the fingerprint, computed from the double value: deterministic, so lookups
+  and splits agree.
 
   A small seen-set (most domains of a wide crawl) has no bucket: its fingerprints, 8 bytes
-  each (big-endian), are the domain hash's field 'S' (at most SEEN_INLINE_MAX of them: 504 B,
-  within the hash-max-listpack-value of 512 that a folded host queue needs already
-  (redis-settings.ts), so the hash stays a listpack; an intset bucket would cost its key and
-  size-class rounding on top, ~90 B per domain). The next one moves them all to bucket 0. A
-  domain with fingerprints and no 'S' (or sL/sS set) is in buckets.
+  each (big-endian), are the domain hash's field 'S' (at most `inline_max` of them, the
+  caller's, from the server's hash-max-listpack-value ÷ 8, so the hash stays a listpack; an
+  intset bucket would cost its key and size-class rounding on top, ~90 B per domain). The
+  next one moves them all to bucket 0. A domain with fingerprints and no 'S' (or sL/sS set)
+  is in buckets.
 ]]
-local SEEN_LOAD = 200
 local SEEN_DIV = 8796093022208 -- 2^43: fingerprint / 2^43 < 2^20
-local SEEN_INLINE_MAX = 63
+-- Members moved per SREM/SADD when a bucket splits (Lua's unpack takes ~8,000 values at most).
+local SEEN_MOVE_CHUNK = 1000
 local TWO32 = 4294967296
 
 -- A fingerprint (decimal string in [0, 2^63)) as 8 bytes; exact in doubles: lo < 2^32 and
@@ -77,7 +80,7 @@ local function seen_add(root, domain_key, fp, st)
     if inline_find(st.inline, packed) then return false end
     st.n = st.n + 1
     st.inline_dirty = true
-    if #st.inline < 8 * SEEN_INLINE_MAX then
+    if #st.inline < 8 * st.inline_max then
       st.inline = st.inline .. packed
       return true
     end
@@ -91,14 +94,18 @@ local function seen_add(root, domain_key, fp, st)
   local b = seen_bucket(seen_hash(fp), st.L, st.S)
   if redis.call('SADD', root .. 's:' .. b, fp) == 0 then return false end
   st.n = st.n + 1
-  if st.n > SEEN_LOAD * (2 ^ st.L + st.S) and st.L < 20 then
+  if st.n > st.load * (2 ^ st.L + st.S) and st.L < 20 then
     local from = root .. 's:' .. st.S
     local to = root .. 's:' .. (st.S + 2 ^ st.L)
     local mod = 2 ^ (st.L + 1)
+    local moving = {}
     for _, m in ipairs(redis.call('SMEMBERS', from)) do
-      if seen_hash(m) % mod ~= st.S then
-        redis.call('SMOVE', from, to, m)
-      end
+      if seen_hash(m) % mod ~= st.S then moving[#moving + 1] = m end
+    end
+    for i = 1, #moving, SEEN_MOVE_CHUNK do
+      local last = math.min(#moving, i + SEEN_MOVE_CHUNK - 1)
+      redis.call('SREM', from, unpack(moving, i, last))
+      redis.call('SADD', to, unpack(moving, i, last))
     end
     st.S = st.S + 1
     if st.S == 2 ^ st.L then
@@ -125,13 +132,15 @@ local function seen_remove(root, fp, st)
   if redis.call('SREM', root .. 's:' .. b, fp) == 1 then st.n = st.n - 1 end
 end
 
-local function seen_state(domain_key)
+-- load: mean entries per bucket before a split; inline_max: most fingerprints in 'S'.
+local function seen_state(domain_key, load, inline_max)
   local v = redis.call('HMGET', domain_key, 'sL', 'sS', 'seen', 'S')
   local n = tonumber(v[3]) or 0
   local inline = v[4]
   -- Buckets once the domain has any fingerprint without the field (or has split).
   if not inline and n == 0 and not v[1] then inline = '' end
-  return { L = tonumber(v[1]) or 0, S = tonumber(v[2]) or 0, n = n, n0 = n, inline = inline or false }
+  return { L = tonumber(v[1]) or 0, S = tonumber(v[2]) or 0, n = n, n0 = n, inline = inline or false,
+    load = load, inline_max = inline_max }
 end
 
 local function seen_save(domain_key, st)
