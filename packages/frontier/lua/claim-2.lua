@@ -143,7 +143,7 @@ while got < max and not paused do
   leases[#leases + 1] = fmt(deadline)
   leases[#leases + 1] = level
   leases[#leases + 1] = entry
-  leases[#leases + 1] = fmt(start)
+  leases[#leases + 1] = fmt_at(start)
 end
 if got > 0 then domain_add(dkey, d, { 'f', got, 'q', -got, 'claimed', got }) end
 if st then st.ld = earliest end

@@ -77,7 +77,7 @@ end
 if sent then
   local st = host_state(root, host)
   local next_at = math.max(st.n, now + effective_delay(st, tonumber(ARGV[13])), now + retry_after)
-  redis.call('HSET', pk, 'n', fmt(next_at))
+  redis.call('HSET', pk, 'n', fmt_at(next_at))
 end
 
 local depth, attempt, rest = entry_parse(entry)

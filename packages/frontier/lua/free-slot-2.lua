@@ -51,7 +51,7 @@ if redis.call('SADD', hkey(root, host, 'U'), field) == 1 then
   local since_sent = tonumber(ARGV[9]) or 0
   local sent_at = now
   if since_sent > 0 then sent_at = sent_at_ms(since_sent, claimed_at) end
-  redis.call('HSET', pk, 'n', fmt(math.max(st.n, sent_at + effective_delay(st, default_delay))))
+  redis.call('HSET', pk, 'n', fmt_at(math.max(st.n, sent_at + effective_delay(st, default_delay))))
 end
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[8]))
 return { 0, seq, score }

@@ -38,7 +38,7 @@ local hold = tonumber(ARGV[5]) or 0
 if hold > 0 then
   local skey = pkey(root, host) -- next_allowed_at is shared by every crawl of the host
   local n = tonumber(redis.call('HGET', skey, 'n')) or 0
-  redis.call('HSET', skey, 'n', fmt(math.max(n, now_ms() + hold)))
+  redis.call('HSET', skey, 'n', fmt_at(math.max(n, now_ms() + hold)))
 end
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[4]))
 return { 0, seq, score }

@@ -243,7 +243,8 @@ export function decodeHostState(
     host,
     queued: count(hash[f.queued]),
     inFlight: count(hash[f.inFlight]),
-    nextAllowedAtMs: count(hash[f.nextAllowedAtMs]),
+    // Whole ms, rounded up: the scripts keep the µs of a slot reserved from a send time.
+    nextAllowedAtMs: Math.ceil(count(hash[f.nextAllowedAtMs])),
     concurrency: optionalCount(hash[f.concurrency]),
     delayMs: optionalCount(hash[f.delayMs]),
     crawlDelayMs: count(hash[f.crawlDelayMs]),

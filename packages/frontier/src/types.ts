@@ -102,8 +102,9 @@ export interface Lease {
    */
   validators?: Validators;
   /**
-   * Claimed ahead (`ClaimRequest.leadMs`): the Redis time (ms) before which no request of this
-   * lease may be sent, the host's next-allowed time. Absent when the lease may go at once.
+   * Claimed ahead (`ClaimRequest.leadMs`): the Redis time (ms, with a µs fraction when the
+   * slot was reserved from a send time) before which no request of this lease may be sent,
+   * the host's next-allowed time. Absent when the lease may go at once.
    */
   notBeforeMs?: number;
   /**
@@ -185,7 +186,7 @@ export interface CompleteResult {
    * Ms from the moment the request was sent to this call, by a monotonic clock, with µs
    * fractions (finer is rounded down). Politeness is start-to-start: the host's next request
    * may then start the effective delay after this one's send (Redis µs time of the
-   * completion minus this, rounded up to the ms, never before the claim) instead of after
+   * completion minus this, rounded up to the µs, never before the claim) instead of after
    * the completion. Measure it as late as possible: an earlier measure only makes the gap
    * longer, never shorter. @default 0 (the gap counts from the completion)
    */

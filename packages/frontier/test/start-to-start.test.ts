@@ -29,9 +29,10 @@ describe('complete sinceSentMs', () => {
     await frontier.complete(lease!, { sinceSentMs: 250.7504 });
     const after = await redisNowUs(redis);
     const n = await nextAllowed(redis, keys);
-    // The claim reserved claimedAt + 400; the send 250.750 ms (µs kept, finer dropped)
-    // before the completion is later: Redis µs time minus that, rounded up to the ms.
-    const sentAt = (nowUs: number) => Math.ceil((nowUs - 250_750) / 1000);
+    // The claim reserved claimedAt + 400; the send 250.7504 ms before the completion is
+    // later: Redis µs time minus that, rounded up to the µs — not to the ms, which would
+    // add ~0.5 ms to every gap.
+    const sentAt = (nowUs: number) => Math.ceil(nowUs - 250_750.4) / 1000;
     expect(n).toBeGreaterThanOrEqual(sentAt(before) + 400);
     expect(n).toBeLessThanOrEqual(sentAt(after) + 400);
     expect(n).toBeLessThan(Math.floor(before / 1000) + 400);
@@ -47,8 +48,30 @@ describe('complete sinceSentMs', () => {
     await frontier.freeSlot(lease!, { durationMs: 5, sinceSentMs: 120.25 });
     const after = await redisNowUs(redis);
     const n = await nextAllowed(redis, keys);
-    expect(n).toBeGreaterThanOrEqual(Math.ceil((before - 120_250) / 1000) + 400);
-    expect(n).toBeLessThanOrEqual(Math.ceil((after - 120_250) / 1000) + 400);
+    expect(n).toBeGreaterThanOrEqual((before - 120_250) / 1000 + 400);
+    expect(n).toBeLessThanOrEqual((after - 120_250) / 1000 + 400);
+  });
+
+  it('keeps the µs of the send in next_allowed_at; the inspector shows the whole ms after it', async () => {
+    const redis = connect();
+    const { frontier, keys } = make({ defaultDelayMs: 400 });
+    // Two hosts: a send time lands on a whole ms once in 1,000, both at once never here.
+    const hosts = ['a.ss-test.com', 'b.ss-test.com'];
+    await frontier.enqueue(hosts.flatMap((h) => [`https://${h}/1`, `https://${h}/2`]));
+    const leases = (await frontier.claim({ pod: 'pod-a', max: 2 })).leases;
+    expect(leases.map((l) => l.host).sort()).toEqual(hosts);
+    await sleep(100);
+    const times: number[] = [];
+    for (const [i, lease] of leases.entries()) {
+      await frontier.complete(lease, { sinceSentMs: 50.2504 + i * 0.5 });
+      const raw = await redis.hget(keys.hostState('ss-test.com', lease.host), 'n');
+      // Whole ms, or ms with at most three decimals (µs).
+      expect(raw).toMatch(/^\d+(\.\d{1,3})?$/);
+      times.push(Number(raw));
+      const state = await frontier.inspector.hostState('ss-test.com', lease.host);
+      expect(state.nextAllowedAtMs).toBe(Math.ceil(Number(raw)));
+    }
+    expect(times.some((n) => !Number.isInteger(n))).toBe(true);
   });
 
   it('a duration reaching before the claim leaves the claim reservation', async () => {

@@ -317,7 +317,7 @@ local function polite_set(root, host, st, field, value)
     host_set(st, field, value)
   else
     st[field] = value
-    redis.call('HSET', pkey(root, host), field, fmt(value))
+    redis.call('HSET', pkey(root, host), field, field == 'n' and fmt_at(value) or fmt(value))
   end
 end
 
@@ -411,7 +411,7 @@ local function host_schedule(root, host, paused, default_conc, st, d)
   local args = { 'seq', fmt(seq) }
   for name in pairs(st.w) do
     args[#args + 1] = name
-    args[#args + 1] = fmt(st[name])
+    args[#args + 1] = name == 'n' and fmt_at(st[name]) or fmt(st[name])
   end
   redis.call('HSET', hkey(root, host, 's'), unpack(args))
   -- A lease whose slot was freed is still out: the host stays listed until it ends.
@@ -419,7 +419,7 @@ local function host_schedule(root, host, paused, default_conc, st, d)
     -- Nothing to hand out now; a pending refetch (recrawl.lua) makes it due then.
     if not paused and not limited then
       local r = redis.call('ZRANGE', hkey(root, host, 'r'), 0, 0, 'WITHSCORES')
-      if r[2] then return seq, fmt(math.max(tonumber(r[2]), not_before(root, st, d))) end
+      if r[2] then return seq, fmt(math.ceil(math.max(tonumber(r[2]), not_before(root, st, d)))) end
     end
     return seq, 'park'
   end
@@ -434,7 +434,8 @@ local function host_schedule(root, host, paused, default_conc, st, d)
     local first = redis.call('ZRANGE', hkey(root, host, 'D'), 0, 0, 'WITHSCORES')
     ld = first[2] and tonumber(first[2]) or math.huge
   end
-  return seq, fmt(math.min(due, ld))
+  -- A next-allowed time with a µs fraction is due at the next whole ms (scores are whole ms).
+  return seq, fmt(math.ceil(math.min(due, ld)))
 end
 
 local function is_paused(domain_key)
