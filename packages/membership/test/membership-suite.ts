@@ -105,21 +105,20 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       await a!.frontier.enqueue(urls(domains));
       const handoffs: { pod: string; epoch: number; moved: number; scanned: number }[] = [];
       for (const p of [a!, b!]) p.membership.on('handoff', (h) => handoffs.push(h));
-      const handedOff = (epoch: number) =>
+      const handedOff = (epoch: number, pods: string[]) =>
         vi.waitFor(
           () =>
             expect(
-              ['pod-a', 'pod-b'].every((pod) =>
-                handoffs.some((h) => h.pod === pod && h.epoch === epoch),
-              ),
+              pods.every((pod) => handoffs.some((h) => h.pod === pod && h.epoch === epoch)),
               `the old owners' handoffs of epoch ${epoch}`,
             ).toBe(true),
           SETTLE,
         );
       // Two joins in a row, as a scale-up brings them.
-      await fl.start('pod-c');
+      const [c] = await fl.start('pod-c');
+      c!.membership.on('handoff', (h) => handoffs.push(h));
       const ringC = a!.membership.ring!;
-      await handedOff(ringC.epoch);
+      await handedOff(ringC.epoch, ['pod-a', 'pod-b']);
       await fl.start('pod-d');
       await vi.waitFor(
         async () => expect(await fl.converged(), 'every pod on the new epoch').toBe(true),
@@ -127,7 +126,8 @@ export function describeMembership(name: string, start: () => Promise<SuiteBacke
       );
       const ringD = a!.membership.ring!;
       expect(ringD.size).toBe(4);
-      await handedOff(ringD.epoch);
+      // pod-c hands off too: pod-d takes ranges from every pod of ring C.
+      await handedOff(ringD.epoch, ['pod-a', 'pod-b', 'pod-c']);
       expect(await placedExactly(a!.frontier.inspector, ids, domains, (d) => ringD.owner(d))).toBe(
         true,
       );
