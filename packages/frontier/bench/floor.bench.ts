@@ -1,0 +1,213 @@
+/**
+ * The floor under the frontier's claim+complete on one Redis core: what a claim and a
+ * completion cost when they do only the per-URL state work no layout can skip, in Lua, on
+ * hosts of one URL each (the wide crawl's shape) — against the frontier's own claim+complete
+ * on the same server, same run (the baseline).
+ *
+ * The minimal state per URL, modelled on the frontier's (packages/frontier/README.md): the
+ * host's hash (queue field, next-allowed time, in flight, seq, lease counter), the lease
+ * (a field with its deadline, holder and entry, and a deadline entry in a ZSET so it can be
+ * reaped), the domain's counters, and the host's entry in its pod's due index (re-scored at
+ * the claim, removed at the completion). Claim: 1 `TIME`, 1 `HMGET`, 2 `HSET`, 1 `ZADD`,
+ * 1 `HINCRBY`, 1 `ZADD` (7 commands); complete: 1 `HMGET`, 1 `HDEL`, 1 `ZREM`, 1 `HSET`,
+ * 1 `HINCRBY`, 1 `ZREM` (6). Two shapes:
+ *
+ * - one host per script call (the frontier's shape: every host is its own Cluster slot);
+ * - `BATCH` hosts per script call, their keys under one hash tag (a bucket of domains in one
+ *   slot: the shape the wide-crawl issue's hint names).
+ *
+ * Prints Redis CPU (`INFO cpu`) per claimed+completed URL and URLs per Redis CPU-second.
+ *
+ *   npm run bench -- frontier/bench/floor          (20,000 hosts per shape)
+ *   BENCH_FLOOR_HOSTS=100000 npm run bench -- frontier/bench/floor
+ */
+import { Redis } from 'ioredis';
+import { startRedis } from '../../../test/helpers/redis.js';
+import { RedisFrontier } from '../src/index.js';
+
+const HOSTS = Number(process.env.BENCH_FLOOR_HOSTS ?? 20_000);
+if (!Number.isSafeInteger(HOSTS) || HOSTS < 1000) {
+  console.error(
+    `BENCH_FLOOR_HOSTS must be an integer ≥ 1000, got ${process.env.BENCH_FLOOR_HOSTS}`,
+  );
+  process.exit(2);
+}
+/** Hosts per script call in the batched shape. */
+const BATCH = 100;
+/** Script calls per pipeline (both shapes, so that request handling is amortised alike). */
+const PIPELINE = 100;
+
+/** KEYS: due index; ARGV: pod, lease ms, then per host: host hash, domain hash, member. */
+const CLAIM = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local out = {}
+for i = 3, #ARGV, 3 do
+  local hk, dk, member = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local v = redis.call('HMGET', hk, 'q', 'n', 'f', 'seq', 'id', 'Q')
+  local q, n, f = tonumber(v[1]) or 0, tonumber(v[2]) or 0, tonumber(v[3]) or 0
+  if q > 0 and f < 1 and n <= now and v[6] then
+    local id = (tonumber(v[5]) or 0) + 1
+    local deadline = now + tonumber(ARGV[2])
+    redis.call('HSET', hk, 'L' .. id, deadline .. ',' .. ARGV[1] .. ',' .. now .. ',' .. v[6])
+    redis.call('HSET', hk, 'q', q - 1, 'f', f + 1, 'n', now, 'seq', (tonumber(v[4]) or 0) + 1, 'id', id, 'Q', '')
+    redis.call('ZADD', hk .. ':D', deadline, id)
+    redis.call('HINCRBY', dk, 'claimed', 1)
+    redis.call('ZADD', KEYS[1], deadline, member)
+    out[#out + 1] = hk .. '/' .. id
+  end
+end
+return out
+`;
+
+/** KEYS: due index; ARGV: per lease: host hash, domain hash, member, lease id. */
+const COMPLETE = `
+local done = 0
+for i = 1, #ARGV, 4 do
+  local hk, dk, member, id = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local v = redis.call('HMGET', hk, 'f', 'seq', 'L' .. id)
+  if v[3] then
+    redis.call('HDEL', hk, 'L' .. id)
+    redis.call('ZREM', hk .. ':D', id)
+    redis.call('HSET', hk, 'f', (tonumber(v[1]) or 1) - 1, 'seq', (tonumber(v[2]) or 0) + 1)
+    redis.call('HINCRBY', dk, 'ok', 1)
+    redis.call('ZREM', KEYS[1], member)
+    done = done + 1
+  end
+end
+return done
+`;
+
+async function cpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const user = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]);
+  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+  return user + sys;
+}
+
+/** Hosts of one URL each; `tagOf(i)` is the hash tag of host i's keys. */
+async function seedHosts(redis: Redis, prefix: string, tagOf: (i: number) => string) {
+  const hosts: { hk: string; dk: string; member: string }[] = [];
+  for (let i = 0; i < HOSTS; i += 1000) {
+    const pipe = redis.pipeline();
+    for (let j = i; j < Math.min(HOSTS, i + 1000); j++) {
+      const tag = tagOf(j);
+      const h = {
+        hk: `${prefix}:{${tag}}:h:www.site${j}.com`,
+        dk: `${prefix}:{${tag}}:d:site${j}.com`,
+        member: `site${j}.com/www.site${j}.com`,
+      };
+      pipe.hset(h.hk, 'q', 1, 'Q', `0|https://www.site${j}.com/articles/${j}/a-page-title`);
+      pipe.hset(h.dk, 'q', 1, 'enq', 1);
+      hosts.push(h);
+    }
+    await pipe.exec();
+  }
+  return hosts;
+}
+
+/** Claims and completes every host, `perCall` hosts per script call; Redis CPU per URL. */
+async function floor(redis: Redis, perCall: number): Promise<{ us: number; calls: number }> {
+  await redis.flushall();
+  const prefix = `floor${perCall}`;
+  const hosts = await seedHosts(redis, prefix, (i) =>
+    perCall === 1 ? `d:site${i}.com` : `b:${Math.floor(i / perCall)}`,
+  );
+  const due = `${prefix}:pod:{p:bench}:due`;
+  const claimSha = (await redis.script('LOAD', CLAIM)) as string;
+  const completeSha = (await redis.script('LOAD', COMPLETE)) as string;
+  const before = await cpuSeconds(redis);
+  let calls = 0;
+  for (let i = 0; i < hosts.length; i += perCall * PIPELINE) {
+    const claims = redis.pipeline();
+    const groups: (typeof hosts)[] = [];
+    for (let j = i; j < Math.min(hosts.length, i + perCall * PIPELINE); j += perCall) {
+      const group = hosts.slice(j, j + perCall);
+      groups.push(group);
+      claims.evalsha(
+        claimSha,
+        1,
+        due,
+        'bench',
+        60_000,
+        ...group.flatMap((h) => [h.hk, h.dk, h.member]),
+      );
+    }
+    const replies = (await claims.exec()) ?? [];
+    const completes = redis.pipeline();
+    replies.forEach(([error, leases], g) => {
+      if (error) throw error;
+      const ids = leases as string[];
+      if (ids.length !== groups[g]!.length) throw new Error('a seeded host was not claimed');
+      completes.evalsha(
+        completeSha,
+        1,
+        due,
+        ...groups[g]!.flatMap((h, k) => [h.hk, h.dk, h.member, ids[k]!.split('/').pop()!]),
+      );
+    });
+    for (const [error, done] of (await completes.exec()) ?? []) {
+      if (error) throw error;
+      if (Number(done) < 1) throw new Error('a lease was not completed');
+    }
+    calls += groups.length * 2;
+  }
+  const cpu = (await cpuSeconds(redis)) - before;
+  return { us: (cpu * 1e6) / hosts.length, calls };
+}
+
+/** The frontier's own claim+complete of one URL on each of HOSTS domains (the baseline). */
+async function frontierClaimComplete(redis: Redis): Promise<number> {
+  await redis.flushall();
+  const frontier = new RedisFrontier({ redis, ownerOf: () => 'bench', defaultDelayMs: 0 });
+  const urls = Array.from(
+    { length: HOSTS },
+    (_, j) => `https://www.site${j}.com/articles/${j}/a-page-title`,
+  );
+  for (let i = 0; i < urls.length; i += 1000) await frontier.enqueue(urls.slice(i, i + 1000));
+  const before = await cpuSeconds(redis);
+  let done = 0;
+  const deadline = Date.now() + 600_000;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (done < HOSTS) {
+        if (Date.now() > deadline) throw new Error(`the frontier handed out ${done} of ${HOSTS}`);
+        const { leases } = await frontier.claim({ pod: 'bench', max: 250 });
+        if (leases.length === 0) {
+          // Hosts another loop holds while it visits them (claimHoldMs).
+          await new Promise((r) => setTimeout(r, 1));
+          continue;
+        }
+        await frontier.completeMany(leases.map((lease) => ({ lease })));
+        done += leases.length;
+      }
+    }),
+  );
+  return (((await cpuSeconds(redis)) - before) * 1e6) / HOSTS;
+}
+
+const fmt = (x: number, digits = 0) =>
+  x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+const server = await startRedis();
+const redis = new Redis(server.port, server.host);
+try {
+  const version = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
+  console.log(
+    `redis ${version}; ${fmt(HOSTS)} hosts of one URL; Redis CPU per claimed+completed URL`,
+  );
+  const baseline = await frontierClaimComplete(redis);
+  const rows: [string, number][] = [['frontier claim + completeMany (baseline)', baseline]];
+  for (const perCall of [1, BATCH]) {
+    const { us } = await floor(redis, perCall);
+    rows.push([`floor, ${perCall} host${perCall > 1 ? 's' : ''} per script call`, us]);
+  }
+  for (const [name, us] of rows) {
+    console.log(
+      `  ${name.padEnd(44)} ${fmt(us, 1).padStart(7)} µs  ${fmt(1e6 / us).padStart(8)} URLs per Redis CPU-second  ${fmt(us / baseline, 2)}× baseline`,
+    );
+  }
+} finally {
+  redis.disconnect();
+  await server.stop();
+}
