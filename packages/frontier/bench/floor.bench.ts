@@ -16,14 +16,19 @@
  * - `BATCH` hosts per script call, their keys under one hash tag (a bucket of domains in one
  *   slot: the shape the wide-crawl issue's hint names).
  *
- * Prints Redis CPU (`INFO cpu`) per claimed+completed URL and URLs per Redis CPU-second.
+ * Prints Redis CPU (`INFO cpu`) per claimed+completed URL and URLs per Redis CPU-second;
+ * then what defining the included helpers costs the frontier's main scripts on every call:
+ * each script's `--@include`s followed by `return 1`, against a bare `return 1`, pipelined.
  *
  *   npm run bench -- frontier/bench/floor          (20,000 hosts per shape)
  *   BENCH_FLOOR_HOSTS=100000 npm run bench -- frontier/bench/floor
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startRedis } from '../../../test/helpers/redis.js';
 import { RedisFrontier } from '../src/index.js';
+import { expand, FRONTIER_LUA_INCLUDES } from '../src/lua-scripts.js';
 
 const HOSTS = Number(process.env.BENCH_FLOOR_HOSTS ?? 20_000);
 if (!Number.isSafeInteger(HOSTS) || HOSTS < 1000) {
@@ -186,6 +191,26 @@ async function frontierClaimComplete(redis: Redis): Promise<number> {
   return (((await cpuSeconds(redis)) - before) * 1e6) / HOSTS;
 }
 
+/** Redis CPU per call of `lua` (no keys, no arguments), pipelined like the runs above. */
+async function perCallUs(redis: Redis, lua: string): Promise<number> {
+  const sha = (await redis.script('LOAD', lua)) as string;
+  const calls = 50_000;
+  const before = await cpuSeconds(redis);
+  for (let i = 0; i < calls; i += 500) {
+    const pipe = redis.pipeline();
+    for (let j = 0; j < 500; j++) pipe.evalsha(sha, 0);
+    await pipe.exec();
+  }
+  return (((await cpuSeconds(redis)) - before) * 1e6) / calls;
+}
+
+/** A script's `--@include` lines expanded, then `return 1`: its helpers' definitions alone. */
+function includesOnly(script: string): string {
+  const source = readFileSync(join(FRONTIER_LUA_INCLUDES, '..', script), 'utf8');
+  const includes = source.split('\n').filter((line) => line.startsWith('--@include'));
+  return `${expand([FRONTIER_LUA_INCLUDES], includes.join('\n'))}\nreturn 1\n`;
+}
+
 const fmt = (x: number, digits = 0) =>
   x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -206,6 +231,12 @@ try {
     console.log(
       `  ${name.padEnd(44)} ${fmt(us, 1).padStart(7)} µs  ${fmt(1e6 / us).padStart(8)} URLs per Redis CPU-second  ${fmt(us / baseline, 2)}× baseline`,
     );
+  }
+  const bare = await perCallUs(redis, 'return 1');
+  console.log(`defining the included helpers, per call (bare \`return 1\`: ${fmt(bare, 2)} µs):`);
+  for (const script of ['claim-2.lua', 'complete-2.lua', 'enqueue-3.lua', 'index-update-2.lua']) {
+    const us = (await perCallUs(redis, includesOnly(script))) - bare;
+    console.log(`  ${script.padEnd(20)} ${fmt(us, 2).padStart(6)} µs`);
   }
 } finally {
   redis.disconnect();

@@ -24,7 +24,12 @@ export const FRONTIER_LUA_INCLUDES = join(
   'includes',
 );
 
-function expand(includeDirs: readonly string[], source: string, seen: Set<string>): string {
+/** `source` with its `--@include` lines expanded (each include once: they define locals). */
+export function expand(
+  includeDirs: readonly string[],
+  source: string,
+  seen = new Set<string>(),
+): string {
   return source.replace(/^--@include "([a-z-]+)"\s*$/gm, (_line, name: string) => {
     // Each include once per script: they define locals that must not be redefined.
     if (seen.has(name)) return '';
