@@ -27,8 +27,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startRedis } from '../../../test/helpers/redis.js';
+import { startCpuWindow } from '../../../test/helpers/redis-cpu.js';
 import { RedisFrontier } from '../src/index.js';
 import { expand, FRONTIER_LUA_INCLUDES } from '../src/lua-scripts.js';
+import { claimAll } from './claim-loops.js';
 
 const HOSTS = Number(process.env.BENCH_FLOOR_HOSTS ?? 20_000);
 if (!Number.isSafeInteger(HOSTS) || HOSTS < 1000) {
@@ -83,13 +85,6 @@ end
 return done
 `;
 
-async function cpuSeconds(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const user = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]);
-  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
-  return user + sys;
-}
-
 /** Hosts of one URL each; `tagOf(i)` is the hash tag of host i's keys. */
 async function seedHosts(redis: Redis, prefix: string, tagOf: (i: number) => string) {
   const hosts: { hk: string; dk: string; member: string }[] = [];
@@ -112,7 +107,7 @@ async function seedHosts(redis: Redis, prefix: string, tagOf: (i: number) => str
 }
 
 /** Claims and completes every host, `perCall` hosts per script call; Redis CPU per URL. */
-async function floor(redis: Redis, perCall: number): Promise<{ us: number; calls: number }> {
+async function floor(redis: Redis, perCall: number): Promise<number> {
   await redis.flushall();
   const prefix = `floor${perCall}`;
   const hosts = await seedHosts(redis, prefix, (i) =>
@@ -121,8 +116,7 @@ async function floor(redis: Redis, perCall: number): Promise<{ us: number; calls
   const due = `${prefix}:pod:{p:bench}:due`;
   const claimSha = (await redis.script('LOAD', CLAIM)) as string;
   const completeSha = (await redis.script('LOAD', COMPLETE)) as string;
-  const before = await cpuSeconds(redis);
-  let calls = 0;
+  const window = await startCpuWindow(redis);
   for (let i = 0; i < hosts.length; i += perCall * PIPELINE) {
     const claims = redis.pipeline();
     const groups: (typeof hosts)[] = [];
@@ -155,10 +149,8 @@ async function floor(redis: Redis, perCall: number): Promise<{ us: number; calls
       if (error) throw error;
       if (Number(done) < 1) throw new Error('a lease was not completed');
     }
-    calls += groups.length * 2;
   }
-  const cpu = (await cpuSeconds(redis)) - before;
-  return { us: (cpu * 1e6) / hosts.length, calls };
+  return (await window()).cpuUs / hosts.length;
 }
 
 /** The frontier's own claim+complete of one URL on each of HOSTS domains (the baseline). */
@@ -170,38 +162,22 @@ async function frontierClaimComplete(redis: Redis): Promise<number> {
     (_, j) => `https://www.site${j}.com/articles/${j}/a-page-title`,
   );
   for (let i = 0; i < urls.length; i += 1000) await frontier.enqueue(urls.slice(i, i + 1000));
-  const before = await cpuSeconds(redis);
-  let done = 0;
-  const deadline = Date.now() + 600_000;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (done < HOSTS) {
-        if (Date.now() > deadline) throw new Error(`the frontier handed out ${done} of ${HOSTS}`);
-        const { leases } = await frontier.claim({ pod: 'bench', max: 250 });
-        if (leases.length === 0) {
-          // Hosts another loop holds while it visits them (claimHoldMs).
-          await new Promise((r) => setTimeout(r, 1));
-          continue;
-        }
-        await frontier.completeMany(leases.map((lease) => ({ lease })));
-        done += leases.length;
-      }
-    }),
-  );
-  return (((await cpuSeconds(redis)) - before) * 1e6) / HOSTS;
+  const window = await startCpuWindow(redis);
+  await claimAll(frontier, HOSTS);
+  return (await window()).cpuUs / HOSTS;
 }
 
 /** Redis CPU per call of `lua` (no keys, no arguments), pipelined like the runs above. */
 async function perCallUs(redis: Redis, lua: string): Promise<number> {
   const sha = (await redis.script('LOAD', lua)) as string;
   const calls = 50_000;
-  const before = await cpuSeconds(redis);
+  const window = await startCpuWindow(redis);
   for (let i = 0; i < calls; i += 500) {
     const pipe = redis.pipeline();
     for (let j = 0; j < 500; j++) pipe.evalsha(sha, 0);
     await pipe.exec();
   }
-  return (((await cpuSeconds(redis)) - before) * 1e6) / calls;
+  return (await window()).cpuUs / calls;
 }
 
 /** A script's `--@include` lines expanded, then `return 1`: its helpers' definitions alone. */
@@ -224,7 +200,7 @@ try {
   const baseline = await frontierClaimComplete(redis);
   const rows: [string, number][] = [['frontier claim + completeMany (baseline)', baseline]];
   for (const perCall of [1, BATCH]) {
-    const { us } = await floor(redis, perCall);
+    const us = await floor(redis, perCall);
     rows.push([`floor, ${perCall} host${perCall > 1 ? 's' : ''} per script call`, us]);
   }
   for (const [name, us] of rows) {

@@ -25,6 +25,7 @@ import {
   startCpuWindow,
 } from '../../../test/helpers/redis-cpu.js';
 import { RedisFrontier } from '../src/index.js';
+import { claimAll } from './claim-loops.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 const BATCH = 1000;
@@ -142,24 +143,6 @@ async function throughput(redis: Redis): Promise<void> {
   for (const line of cpuTable(cpu, total, split, splitTotal)) {
     console.log(`  ${line.replace('per fetched page', 'per claimed+completed URL')}`);
   }
-}
-
-/** claim+complete of `total` URLs: 4 concurrent loops of claim(max = 250) then completeMany. */
-async function claimAll(frontier: RedisFrontier, total: number): Promise<void> {
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (done < total) {
-        const { leases } = await frontier.claim({ pod: 'bench', max: 250 });
-        if (leases.length === 0) {
-          await new Promise((r) => setTimeout(r, 1));
-          continue;
-        }
-        await frontier.completeMany(leases.map((lease) => ({ lease })));
-        done += leases.length;
-      }
-    }),
-  );
 }
 
 /**
