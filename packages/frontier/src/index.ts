@@ -56,9 +56,7 @@ export {
   hashListpackEntriesShortfall,
   hashListpackShortfall,
   SET_MAX_INTSET_ENTRIES,
-  type SeenLayout,
   type SettingShortfall,
-  seenLayoutFor,
 } from './redis-settings.js';
 export type {
   BlockTarget,

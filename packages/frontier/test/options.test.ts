@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { FrontierErrorCode, FrontierOptionsError } from '../src/errors.js';
 import { FrontierInspector } from '../src/inspector.js';
 import { resolveInspectorOptions, resolveOptions } from '../src/options.js';
-import { seenLayoutFor } from '../src/redis-settings.js';
+import {
+  HASH_MAX_LISTPACK_VALUE,
+  SEEN_BUCKET_LOAD_MAX,
+  SEEN_INLINE_MAX,
+  SET_MAX_INTSET_ENTRIES,
+  seenLayoutFor,
+} from '../src/redis-settings.js';
 
 // A stand-in with the one method the validation looks at; no connection is made.
 const redis = { defineCommand() {} } as never;
@@ -80,7 +86,11 @@ describe('seenLayoutFor', () => {
   it("keeps every bucket an intset and the domain hash a listpack at the server's settings", () => {
     // Redis' defaults: 512 entries per intset, 64 B per listpack value.
     expect(seenLayoutFor(512, 64)).toEqual({ bucketLoad: 200, inlineMax: 8 });
-    // Ours (docs/operations.md): bigger buckets, a 1,024 B inline set.
+    // What our Redis configurations set (docs/operations.md): the largest layout.
+    expect(seenLayoutFor(SET_MAX_INTSET_ENTRIES, HASH_MAX_LISTPACK_VALUE)).toEqual({
+      bucketLoad: SEEN_BUCKET_LOAD_MAX,
+      inlineMax: SEEN_INLINE_MAX,
+    });
     expect(seenLayoutFor(2048, 1024)).toEqual({ bucketLoad: 800, inlineMax: 128 });
     // Capped (a split reads one whole bucket), and never below a bucket of 16.
     expect(seenLayoutFor(1_000_000, 1_000_000)).toEqual({ bucketLoad: 800, inlineMax: 128 });
