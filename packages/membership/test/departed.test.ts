@@ -82,8 +82,10 @@ describe('departed pods', () => {
     // After the retention period with nothing indexed, the departed pods are forgotten.
     await vi.waitFor(async () => {
       expect(await inspector.pods()).toEqual(['pod-1', 'pod-2']);
-      // The report is emitted once the tidy pass is over.
-      expect(reports.flatMap((r) => r.forgotten).sort()).toEqual(GONE);
+      // The report is emitted once the tidy pass is over. A pod forgotten before the stale
+      // enqueue above (retention 2 s, a slow machine) was registered again by it and is
+      // forgotten twice: each departed pod at least once, no other.
+      expect([...new Set(reports.flatMap((r) => r.forgotten))].sort()).toEqual(GONE);
     }, SETTLE);
     for (const pod of GONE) expect(await inspector.podStats(pod)).toEqual({});
     expect(await a!.frontier.inspector.podStats('pod-1')).not.toEqual({});
