@@ -58,22 +58,16 @@ async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)?.[1]);
 }
 
-async function deleteInlineSeen(redis: Redis, pattern: string): Promise<void> {
+/** Runs `each` on every page of the keys matching `pattern` (SCAN). */
+async function forMatching(
+  redis: Redis,
+  pattern: string,
+  each: (keys: string[]) => Promise<unknown>,
+): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
-    const pipe = redis.pipeline();
-    for (const k of keys) pipe.hdel(k, 'S');
-    await pipe.exec();
-    cursor = next;
-  } while (cursor !== '0');
-}
-
-async function deleteMatching(redis: Redis, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
-    if (keys.length > 0) await redis.unlink(...keys);
+    if (keys.length > 0) await each(keys);
     cursor = next;
   } while (cursor !== '0');
 }
@@ -176,8 +170,12 @@ async function memory(
     urls += batch.length;
   }
   const afterAll = await usedMemory(redis);
-  await deleteMatching(redis, `${prefix}:{d:*}:s:*`);
-  await deleteInlineSeen(redis, `${prefix}:{d:*}:d`);
+  await forMatching(redis, `${prefix}:{d:*}:s:*`, (keys) => redis.unlink(...keys));
+  await forMatching(redis, `${prefix}:{d:*}:d`, (keys) => {
+    const pipe = redis.pipeline();
+    for (const key of keys) pipe.hdel(key, 'S');
+    return pipe.exec();
+  });
   const afterSeenGone = await usedMemory(redis);
   const seen = (afterAll - afterSeenGone) / urls;
   const queued = (afterSeenGone - before) / urls;
