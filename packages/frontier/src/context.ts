@@ -22,9 +22,9 @@ export class FrontierContext {
   /** Records the domains a non-default crawl writes, before it writes them. */
   readonly crawl: CrawlTracker;
   readonly #errors: BackgroundErrorCounts = { 'register-pod': 0, forward: 0 };
-  // The server's seen layout, read once; unset until a read settled it (a Cluster client
-  // that knows no master yet is asked again).
-  #serverSeenLayout: Promise<SeenLayout | undefined> | undefined;
+  // The seen layout once settled: the options, or a read of the server that answered or
+  // refused (a Cluster client that knows no master yet is asked again).
+  #seenLayout: SeenLayout | undefined;
 
   constructor(options: ResolvedOptions, keys: FrontierKeys, exec: Executor) {
     this.options = options;
@@ -49,18 +49,19 @@ export class FrontierContext {
    * refuses `CONFIG`.
    */
   async seenLayout(): Promise<SeenLayout> {
+    if (this.#seenLayout) return this.#seenLayout;
     const { seenBucketLoad, seenInlineMax } = this.options;
-    let server: SeenLayout | undefined;
-    if (seenBucketLoad === undefined || seenInlineMax === undefined) {
-      this.#serverSeenLayout ??= serverSeenLayout(this.redis).catch(() => FALLBACK_SEEN_LAYOUT);
-      server = await this.#serverSeenLayout;
-      if (!server) this.#serverSeenLayout = undefined;
-    }
-    const fallback = server ?? FALLBACK_SEEN_LAYOUT;
-    return {
-      bucketLoad: seenBucketLoad ?? fallback.bucketLoad,
-      inlineMax: seenInlineMax ?? fallback.inlineMax,
+    const given = seenBucketLoad !== undefined && seenInlineMax !== undefined;
+    const server = given
+      ? undefined
+      : await serverSeenLayout(this.redis).catch(() => FALLBACK_SEEN_LAYOUT);
+    const base = server ?? FALLBACK_SEEN_LAYOUT;
+    const layout = {
+      bucketLoad: seenBucketLoad ?? base.bucketLoad,
+      inlineMax: seenInlineMax ?? base.inlineMax,
     };
+    if (given || server) this.#seenLayout = layout;
+    return layout;
   }
 
   /** Counts a failure of background work and hands it to `onBackgroundError`. */

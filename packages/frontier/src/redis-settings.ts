@@ -96,9 +96,9 @@ export async function serverSeenLayout(redis: Redis | Cluster): Promise<SeenLayo
 
 /**
  * Whether Redis keeps a host hash with a folded queue (up to {@link FOLD_MAX_BYTES} in one
- * value) and a domain hash with its inline seen-set (up to 504 B, seen.lua) listpack-encoded:
- * `hash-max-listpack-value` ≥ that. Past it every such hash becomes a hashtable, several
- * times larger. Resolves `undefined` when the setting serves; rejects when Redis refuses
+ * value) listpack-encoded: `hash-max-listpack-value` ≥ that; past it every such hash becomes
+ * a hashtable, several times larger (a domain's inline seen-set follows the setting on its
+ * own: {@link seenLayoutFor}). Resolves `undefined` when the setting serves; rejects when Redis refuses
  * `CONFIG` (managed services often do).
  */
 export async function hashListpackShortfall(
