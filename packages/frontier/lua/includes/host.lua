@@ -304,6 +304,12 @@ local function host_state(root, host)
   return st
 end
 
+-- A host field's value as text: the next-allowed time 'n' keeps its µs (time.lua fmt_at).
+local function fmt_field(field, value)
+  if field == 'n' then return fmt_at(value) end
+  return fmt(value)
+end
+
 -- A new value of a field of the crawl's host hash (R), kept in st: host_schedule writes it.
 local function host_set(st, field, value)
   st[field] = value
@@ -317,7 +323,7 @@ local function polite_set(root, host, st, field, value)
     host_set(st, field, value)
   else
     st[field] = value
-    redis.call('HSET', pkey(root, host), field, field == 'n' and fmt_at(value) or fmt(value))
+    redis.call('HSET', pkey(root, host), field, fmt_field(field, value))
   end
 end
 
@@ -411,7 +417,7 @@ local function host_schedule(root, host, paused, default_conc, st, d)
   local args = { 'seq', fmt(seq) }
   for name in pairs(st.w) do
     args[#args + 1] = name
-    args[#args + 1] = name == 'n' and fmt_at(st[name]) or fmt(st[name])
+    args[#args + 1] = fmt_field(name, st[name])
   end
   redis.call('HSET', hkey(root, host, 's'), unpack(args))
   -- A lease whose slot was freed is still out: the host stays listed until it ends.
