@@ -18,7 +18,7 @@ import type { LeaseContext } from './lease-context.js';
 import type { LeaseStage, Settlement } from './stage.js';
 
 /** The stretch before the turn waited by yielding to the event loop rather than by a timer. */
-export const PRECISE_LAST_MS = 2;
+const PRECISE_LAST_MS = 2;
 /** Most leases waiting here at once for which the last stretch is waited precisely. */
 export const PRECISE_MAX_WAITING = 4;
 
