@@ -30,15 +30,10 @@ import { startRedis } from '../../../test/helpers/redis.js';
 import { startCpuWindow } from '../../../test/helpers/redis-cpu.js';
 import { RedisFrontier } from '../src/index.js';
 import { expand, FRONTIER_LUA_INCLUDES } from '../src/lua-scripts.js';
+import { envInt } from './bench-env.js';
 import { claimAll } from './claim-loops.js';
 
-const HOSTS = Number(process.env.BENCH_FLOOR_HOSTS ?? 20_000);
-if (!Number.isSafeInteger(HOSTS) || HOSTS < 1000) {
-  console.error(
-    `BENCH_FLOOR_HOSTS must be an integer ≥ 1000, got ${process.env.BENCH_FLOOR_HOSTS}`,
-  );
-  process.exit(2);
-}
+const HOSTS = envInt('BENCH_FLOOR_HOSTS', 20_000, 1000, 10_000_000);
 /** Hosts per script call in the batched shape. */
 const BATCH = 100;
 /** Script calls per pipeline (both shapes, so that request handling is amortised alike). */

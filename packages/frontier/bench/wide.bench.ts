@@ -29,10 +29,11 @@ import { Redis } from 'ioredis';
 import { startRedis } from '../../../test/helpers/redis.js';
 import { RedisFrontier } from '../src/index.js';
 import { FrontierKeys } from '../src/keys.js';
+import { envInt, refuse } from './bench-env.js';
 
-const DOMAINS = Number(process.env.BENCH_WIDE_DOMAINS ?? 100_000);
+const DOMAINS = envInt('BENCH_WIDE_DOMAINS', 100_000, 10, 1_000_000_000);
 /** URLs per domain. */
-const PER_DOMAIN = Number(process.env.BENCH_WIDE_URLS ?? 1);
+const PER_DOMAIN = envInt('BENCH_WIDE_URLS', 1, 1, 10_000);
 const URLS = DOMAINS * PER_DOMAIN;
 /** `reclaim` ends the run after step 3 (the 10,000,000-domain run's goals end there). */
 const UNTIL = process.env.BENCH_WIDE_UNTIL ?? 'all';
@@ -43,17 +44,7 @@ const LOOPS = 4;
 const PIN_MS = 2000;
 
 if (UNTIL !== 'all' && UNTIL !== 'reclaim') {
-  throw new Error(`BENCH_WIDE_UNTIL must be all or reclaim, got ${UNTIL}`);
-}
-if (!Number.isSafeInteger(PER_DOMAIN) || PER_DOMAIN < 1 || PER_DOMAIN > 10_000) {
-  throw new Error(
-    `BENCH_WIDE_URLS must be an integer from 1 to 10,000, got ${process.env.BENCH_WIDE_URLS}`,
-  );
-}
-if (!Number.isSafeInteger(DOMAINS) || DOMAINS < 10) {
-  throw new Error(
-    `BENCH_WIDE_DOMAINS must be an integer ≥ 10, got ${process.env.BENCH_WIDE_DOMAINS}`,
-  );
+  refuse(`BENCH_WIDE_UNTIL must be all or reclaim, got ${UNTIL}`);
 }
 
 /** Domain i's URL j: a registrable domain of its own, a typical path (distinct for j < 100,000). */
