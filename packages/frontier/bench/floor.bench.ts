@@ -205,7 +205,7 @@ try {
   }
   const bare = await perCallUs(redis, 'return 1');
   console.log(`defining the included helpers, per call (bare \`return 1\`: ${fmt(bare, 2)} µs):`);
-  for (const script of ['claim-2.lua', 'complete-2.lua', 'enqueue-3.lua', 'index-update-2.lua']) {
+  for (const script of ['claim-2.lua', 'complete-2.lua', 'enqueue-3.lua', 'index-update-3.lua']) {
     const us = (await perCallUs(redis, includesOnly(script))) - bare;
     console.log(`  ${script.padEnd(20)} ${fmt(us, 2).padStart(6)} µs`);
   }

@@ -22,7 +22,8 @@
            and the caller must not send before that Redis time
   ARGV[13] archive hash of the domain (keys.ts archive(): same Cluster slot as KEYS[1]), or ''
            (or absent) not to archive: a visit that parks the host folds an idle small domain
-           into it (archive.lua)
+           into it (archive.lua); a packed domain (archive.lua) is unfolded from it first
+  ARGV[14] seen bucket load, ARGV[15] most fingerprints inline (seen.lua; for the unfolding)
 
   Gate (all must hold for each URL): domain not paused, now >= next_allowed_at and past
   any operator block of the host or domain, in flight (in every crawl) < concurrency, queue not empty,
@@ -34,12 +35,13 @@
   until the reap).
 
   A domain without its counter hash (archived) is not visited: { 1, 'gone', nowMs, 0, '',
-  replyAtUs, 0 } (index-update-2.lua parks 'gone' whatever the seq).
+  replyAtUs, 0, '' } (index-update-3.lua parks 'gone' whatever the seq).
 
   Returns { seq, score, nowMs, reapedCount, reapedHolders (comma list, one per reaped
     lease, with ':dead' when it went to the dead letters), replyAtUs (Redis time in µs read
     last, to map notBefore onto the caller's monotonic clock), archived (1 when this visit
-    archived the domain, else 0), leaseField1, deadline1,
+    archived the domain, else 0), unpacked ('' or "<ok>,<errors>,<queued>" when this visit
+    unfolded a packed domain: its counts for the domain indexes it had left), leaseField1, deadline1,
     level1, entry1, notBefore1 (Redis ms; > nowMs only when claimed ahead), leaseField2, ... }
   Side effects: host state (f, id, q, seq; n in the politeness hash, host.lua), lease hash/deadlines, domain counters
   f, q, claimed, rep, dead, rs, budget bw/bn/be; dead letters; due refetches moved from the
@@ -68,11 +70,12 @@ local dead_cap = tonumber(ARGV[9])
 local budget, budget_period = tonumber(ARGV[10]) or 0, tonumber(ARGV[11]) or 0
 local lead = tonumber(ARGV[12]) or 0
 local now = now_ms()
-if redis.call('EXISTS', dkey) == 0 then
+local unpacked = archive_unpack(root, dkey, ARGV[13], tonumber(ARGV[14]), tonumber(ARGV[15]))
+if not unpacked and redis.call('EXISTS', dkey) == 0 then
   -- No live domain (archived by a visit to another of its hosts, archive.lua): nothing to
   -- claim or reap, and nothing written that would outlive the visit. 'gone' parks the entry.
   local t = redis.call('TIME')
-  return { 1, 'gone', fmt(now), 0, '', t[1] .. string.format('%06d', tonumber(t[2])), 0 }
+  return { 1, 'gone', fmt(now), 0, '', t[1] .. string.format('%06d', tonumber(t[2])), 0, '' }
 end
 local skey = hkey(root, host, 's')
 
@@ -152,6 +155,7 @@ local seq, score = host_schedule(root, host, paused, default_conc, st, d)
 local archived = score == 'park' and archive_try(root, dkey, ARGV[13], now)
 local t = redis.call('TIME')
 local reply = { seq, score, fmt(now), #reaped, table.concat(reaped, ','),
-  t[1] .. string.format('%06d', tonumber(t[2])), archived and 1 or 0 }
+  t[1] .. string.format('%06d', tonumber(t[2])), archived and 1 or 0,
+  unpacked and table.concat(unpacked, ',') or '' }
 for _, v in ipairs(leases) do reply[#reply + 1] = v end
 return reply

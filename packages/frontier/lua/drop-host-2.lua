@@ -10,18 +10,24 @@
                               small queue is field Q of the 's' hash)
   ARGV[1] host
   ARGV[2] default concurrency
+  ARGV[3] archive hash of the domain, or '': a packed domain (archive.lua) is unfolded first
+  ARGV[4] seen bucket load, ARGV[5] most fingerprints inline (seen.lua; for the unfolding)
 
-  Returns { queuedRemoved, scheduledRemoved, seq, score }: URLs deleted from the queue and
-  from the refetch schedule, and the host's new due-index score.
+  Returns { queuedRemoved, scheduledRemoved, seq, score, unpacked }: URLs deleted from the
+  queue and from the refetch schedule, the host's new due-index score, and '' or
+  "<ok>,<errors>,<queued>" when a packed domain was unfolded (claim-2.lua).
   Side effects: the host's folded queue (Q), level set, queue lists and refetch buckets
   deleted; host q = 0; domain q -= both counts, rs -= scheduled, dropped += both; host seq.
   Flagged allow-oom (runs while Redis is full): it only deletes.
 ]]
 --@include "time"
 --@include "host"
+--@include "seen"
+--@include "archive"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host = ARGV[1]
+local unpacked = archive_unpack(root, dkey, ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 local queued = 0
 local skey = hkey(root, host, 's')
 -- A small queue is folded into the host state hash (host.lua), a bigger one in lists.
@@ -54,4 +60,4 @@ if total > 0 then
   redis.call('HINCRBY', dkey, 'dropped', total)
 end
 local seq, score = host_schedule(root, host, is_paused(dkey), tonumber(ARGV[2]))
-return { queued, scheduled, seq, score }
+return { queued, scheduled, seq, score, unpacked and table.concat(unpacked, ',') or '' }

@@ -19,7 +19,9 @@
           an archived domain is unfolded first (archive.lua)
   ARGV[6] seen bucket load: mean fingerprints per seen bucket before one splits (seen.lua)
   ARGV[7] most fingerprints kept inline in the domain hash (seen.lua)
-  ARGV[8..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
+  ARGV[8] '1' to pack a new small domain with its queue into the archive (archive.lua), '0'
+          not to (needs ARGV[5])
+  ARGV[9..] groups of 4: host, fingerprint (decimal, 0..2^63-1), priority level
             (integer), entry ("<depth>,<attempt>,<metaLen>,<meta><url>")
 
   Returns { statuses, queuedInDomain, revived, host1, seq1, score1, host2, ... }
@@ -27,9 +29,10 @@
     including earlier in this batch), 'c' over the domain's queue cap (not marked seen, so
     it can be enqueued again later), 'a' over the accept cap, 'h' over the host accept cap
     (neither marked seen); revived: '' or, when the domain was unfolded from the archive and
-    stays unfolded, "<ok>,<errors>" (its fetched and failed + dead counts, for the domain
-    indexes it had left); then for every host that got a URL its new scheduling seq and due-index score
-    ('park' | ms | 'inf').
+    stays unfolded, "<ok>,<errors>,<queued>" (its fetched, failed + dead and packed queued
+    counts, for the domain indexes it had left), or 'packed' (a new domain now packed) or 'repacked' (an archived one
+    packed again); then for every host that got a URL its new scheduling seq and due-index
+    score ('park' | ms | 'inf' | 'packed': the owner's backlog is to name it).
   Side effects: seen buckets (may split one), host lists/levels/state, domain counters
   q, seen, enq, dup, cap (every cap); host ha.
   The shebang makes Redis refuse the whole script while it is out of memory (a script
@@ -55,10 +58,12 @@ local dv = redis.call('HMGET', dkey, 'q', 'enq', 'h1')
 -- saw already is answered from its archive field (its own 'dup' count is not kept then; the
 -- global one is); any other batch unfolds it.
 local revived = nil
-local archived = not dv[2] and archive_value(root, ARGV[5])
+-- Not live before this batch: a new or archived domain, which may end up packed.
+local fresh = not dv[2]
+local archived = fresh and archive_value(root, ARGV[5])
 if archived then
   local batch_fps = {}
-  for i = 9, #ARGV, 4 do batch_fps[#batch_fps + 1] = ARGV[i] end
+  for i = 10, #ARGV, 4 do batch_fps[#batch_fps + 1] = ARGV[i] end
   if #batch_fps > 0 and archive_saw_all(archived, batch_fps) then
     return { string.rep('d', #batch_fps), 0, '' }
   end
@@ -75,7 +80,7 @@ local lists, list_order = {}, {}
 local per_host, host_order = {}, {}
 local nq, nd, nc = 0, 0, 0
 
-for i = 8, #ARGV, 4 do
+for i = 9, #ARGV, 4 do
   local host, fp, level, entry = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   if not seen_add(root, dkey, fp, st) then
     out[#out + 1] = 'd'
@@ -143,8 +148,9 @@ if nd > 0 then redis.call('HINCRBY', dkey, 'dup', nd) end
 if nc > 0 then redis.call('HINCRBY', dkey, 'cap', nc) end
 
 -- Unfolded for URLs it then refused (caps): folded again, nothing changed for the indexes.
-if revived and nq == 0 and archive_try(root, dkey, ARGV[5], now_ms()) then revived = nil end
-local reply = { table.concat(out), queued, revived and (revived[1] .. ',' .. revived[2]) or '' }
+if revived and nq == 0 and archive_try(root, dkey, ARGV[5], now_ms(), ARGV[8] == '1') then revived = nil end
+local reply = { table.concat(out), queued,
+  revived and (revived[1] .. ',' .. revived[2] .. ',' .. revived[3]) or '' }
 -- Only hosts that got a URL are re-scored; a batch of duplicates does not read the flag.
 local paused = #host_order > 0 and is_paused(dkey)
 for _, host in ipairs(host_order) do
@@ -154,5 +160,11 @@ for _, host in ipairs(host_order) do
   reply[#reply + 1] = host
   reply[#reply + 1] = seq
   reply[#reply + 1] = score
+end
+-- A new small domain is packed (archive.lua): its hosts go to the owner's backlog instead of
+-- its due index, with the seqs just written (they move into the packed field).
+if fresh and nq > 0 and ARGV[8] == '1' and archive_try(root, dkey, ARGV[5], now_ms(), true) then
+  reply[3] = revived and 'repacked' or 'packed'
+  for j = 6, #reply, 3 do reply[j] = 'packed' end
 end
 return reply

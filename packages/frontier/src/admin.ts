@@ -178,10 +178,19 @@ export class Admin {
     checkName('domain', d);
     const { keys, exec, options } = this.#ctx;
     const owner = this.#ctx.ownerOf(d);
+    const seen = await this.#ctx.seenLayout();
     const r = asArray(
       await exec.script({
         command: C['drop-host'],
-        args: [keys.domain(d), keys.root(d), host, options.defaultConcurrency],
+        args: [
+          keys.domain(d),
+          keys.root(d),
+          host,
+          options.defaultConcurrency,
+          options.archiveIdleDomains ? keys.archive(d) : '',
+          seen.bucketLoad,
+          seen.inlineMax,
+        ],
       }),
       'drop-host',
     );
@@ -189,6 +198,8 @@ export class Admin {
     const updates = new IndexBatch();
     updates.add(owner, dueMember(d, host), String(r[2]), String(r[3]));
     const counters = new Counters(keys);
+    // A packed domain was unfolded to drop the host's queue: back in the domain indexes.
+    if (String(r[4]) !== '') counters.revived(d, String(r[4]));
     counters.queued(d, -removed);
     counters.add('dropped', removed);
     await this.#index.apply(updates, counters);

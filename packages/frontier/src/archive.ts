@@ -9,6 +9,7 @@
  * {@link ARCHIVE_HASHES_PER_SLOT} hashes so each stays small enough to be listpack-encoded.
  */
 import calculateSlot from 'cluster-key-slot';
+import { FrontierReplyError } from './errors.js';
 
 const SLOTS = 16_384;
 /**
@@ -58,10 +59,12 @@ export function archiveKey(prefix: string, domain: string): string {
 export interface ArchivedDomain {
   /** Fingerprints of the URLs the crawl accepted (decimal strings, as seen.lua keeps them). */
   fingerprints: string[];
-  /** The domain hash's fields (`seen` = the fingerprints' count; `q`, `f` are 0). */
+  /** The domain hash's fields (`seen` = the fingerprints' count; `f` is 0, `q` unless packed). */
   domain: Record<string, string>;
   /** Each host's own fields in the crawl. */
   hosts: Map<string, Record<string, string>>;
+  /** A packed domain's queued hosts: each one's folded queue (host.lua's `Q`, as bytes). */
+  queues: Map<string, Buffer>;
 }
 
 const DOMAIN_POS = ['enq', 'claimed', 'ok', 'bytes', 'ms', 'links'];
@@ -80,6 +83,8 @@ function fields(text: string, pos: readonly string[]): Record<string, string> {
   return out;
 }
 
+const COMMA = 0x2c;
+
 /** Decodes an archive field's value (the format is archive.lua's header). */
 export function decodeArchived(domain: string, value: Buffer): ArchivedDomain {
   const colon = value.indexOf(0x3a);
@@ -88,16 +93,33 @@ export function decodeArchived(domain: string, value: Buffer): ArchivedDomain {
   for (let k = 0; k < n; k++) {
     fingerprints.push(value.readBigUInt64BE(colon + 1 + 8 * k).toString());
   }
-  const [first = '', ...hostLines] = value
-    .subarray(colon + 1 + 8 * n)
-    .toString('utf8')
-    .split('\n');
-  const domainFields = { ...fields(first, DOMAIN_POS), seen: String(n), q: '0', f: '0' };
+  const textAt = colon + 1 + 8 * n;
+  // A packed domain's queues follow its text after an empty line (no line is empty).
+  const cut = value.indexOf('\n\n', textAt);
+  const textEnd = cut < 0 ? value.length : cut;
+  const [first = '', ...hostLines] = value.toString('utf8', textAt, textEnd).split('\n');
+  const domainFields = { q: '0', ...fields(first, DOMAIN_POS), seen: String(n), f: '0' };
   const hosts = new Map<string, Record<string, string>>();
+  const order: string[] = [];
   for (const line of hostLines) {
     const space = line.indexOf(' ');
     const rel = line.slice(0, space);
-    hosts.set(rel === '' ? domain : `${rel}.${domain}`, fields(line.slice(space + 1), HOST_POS));
+    const host = rel === '' ? domain : `${rel}.${domain}`;
+    hosts.set(host, fields(line.slice(space + 1), HOST_POS));
+    order.push(host);
   }
-  return { fingerprints, domain: domainFields, hosts };
+  const queues = new Map<string, Buffer>();
+  let pos = cut < 0 ? value.length : cut + 2;
+  while (pos < value.length) {
+    const a = value.indexOf(COMMA, pos);
+    const b = value.indexOf(COMMA, a + 1);
+    const host = order[Number(value.toString('latin1', pos, a)) - 1];
+    const end = b + 1 + Number(value.toString('latin1', a + 1, b));
+    if (a < 0 || b < 0 || host === undefined || !(end <= value.length)) {
+      throw new FrontierReplyError('archive.lua (packed queues)', value.toString());
+    }
+    queues.set(host, value.subarray(b + 1, end));
+    pos = end;
+  }
+  return { fingerprints, domain: domainFields, hosts, queues };
 }

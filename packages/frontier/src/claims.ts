@@ -1,7 +1,7 @@
 /**
- * Claiming from a pod's own due index: due-take-2.lua takes and holds the due hosts,
+ * Claiming from a pod's own due index: due-take-3.lua takes and holds the due hosts,
  * claim-2.lua visits each (reap expired leases, politeness gate, pop, lease, re-score),
- * index-update-2.lua writes the new scores. Hosts the pod no longer owns are forwarded
+ * index-update-3.lua writes the new scores. Hosts the pod no longer owns are forwarded
  * to their owner in the background.
  */
 import { domainKey } from '@shardline/url';
@@ -58,7 +58,7 @@ export class Claims {
     }
     const take = request.hosts
       ? await this.#named(pod, request.hosts)
-      : await this.#take(pod, max, leadMs);
+      : await this.#take(pod, max, leadMs, true);
     if (take.hosts.length === 0) {
       return { leases: [], nextDueAtMs: take.earliestMs, nowMs: take.nowMs, reaped: 0 };
     }
@@ -88,7 +88,7 @@ export class Claims {
   /** See `RedisFrontier.reap`. */
   async reap(request: { pod: string; max?: number }): Promise<number> {
     const pod = checkPod(request?.pod);
-    const take = await this.#take(pod, request.max ?? 100, 0);
+    const take = await this.#take(pod, request.max ?? 100, 0, false);
     if (take.hosts.length === 0) return 0;
     const visit = await this.#visit(pod, take.hosts, 0, {
       leaseTimeoutMs: this.#ctx.options.leaseTimeoutMs,
@@ -144,18 +144,30 @@ export class Claims {
     };
   }
 
-  /** Runs due-take-2.lua: takes up to `max` hosts of `pod` due within `leadMs` and holds them. */
+  /**
+   * Runs due-take-3.lua: takes up to `max` hosts of `pod` due within `leadMs` and holds them;
+   * `backlog`: with room left, the rest from the pod's backlog of packed domains.
+   */
   async #take(
     pod: string,
     max: number,
     leadMs: number,
+    backlog: boolean,
   ): Promise<{ hosts: DueRef[]; nowMs: number; earliestMs: number | null }> {
     const { keys, exec, options } = this.#ctx;
     this.#index.register(pod);
     const take = asArray(
       await exec.script({
         command: C['due-take'],
-        args: [keys.due(pod), keys.dueMeta(pod), max, options.claimHoldMs, leadMs],
+        args: [
+          keys.due(pod),
+          keys.dueMeta(pod),
+          keys.backlog(pod),
+          max,
+          options.claimHoldMs,
+          leadMs,
+          backlog ? 1 : 0,
+        ],
       }),
       'due-take',
     );
@@ -174,6 +186,7 @@ export class Claims {
     limits: { leaseTimeoutMs: number; maxPerHost: number; leadMs: number },
   ) {
     const { keys, exec, options: o } = this.#ctx;
+    const seen = await this.#ctx.seenLayout();
     // Spread `max` over the hosts: each gets one, the first ones a share of the rest.
     const extra = Math.max(0, max - hosts.length);
     const calls = hosts.map(({ domain, host }, k) => ({
@@ -199,6 +212,8 @@ export class Claims {
         o.domainBudget?.periodMs ?? 0,
         limits.leadMs,
         o.archiveIdleDomains ? keys.archive(domain) : '',
+        seen.bucketLoad,
+        seen.inlineMax,
       ],
     }));
     const replies = await exec.scripts(calls);
@@ -229,8 +244,10 @@ export class Claims {
         }
       }
       const replyAtUs = Number(r[5]);
+      const unpacked = String(r[7]);
+      if (unpacked !== '') counters.revived(domain, unpacked);
       if (Number(r[6]) === 1) counters.archived(domain);
-      for (let j = 7; j + 4 < r.length; j += 5) {
+      for (let j = 8; j + 4 < r.length; j += 5) {
         const e = unpackEntry(String(r[j + 3]));
         const notBeforeMs = Number(r[j + 4]);
         leases.push({

@@ -151,7 +151,7 @@ export function parseScore(score: unknown): number | null {
   return Number(score);
 }
 
-/** Due-index meta of a member: `<seq>:<pinUntilMs>` (see index-update-2.lua). */
+/** Due-index meta of a member: `<seq>:<pinUntilMs>` (see index-update-3.lua). */
 export function parseDueMeta(meta: string | null | undefined): {
   seq: number;
   pinnedUntilMs: number;

@@ -81,11 +81,17 @@ export class Counters {
     this.add('archivedDomains', 1);
   }
 
-  /** The domain was unfolded from the archive with these fetch and error counts: back in the indexes. */
-  revived(domain: string, ok: number, errors: number): void {
+  /**
+   * The domain was unfolded from the archive: back in the indexes with its fetch, error and
+   * (a packed domain's) queued counts, the scripts' `"<ok>,<errors>,<queued>"`. Its queued
+   * URLs are in the global `queued` already.
+   */
+  revived(domain: string, counts: string): void {
+    const [ok = 0, errors = 0, queued = 0] = counts.split(',').map(Number);
     this.#gone.delete(domain);
     bump(this.#fetched, domain, ok);
     bump(this.#errors, domain, errors);
+    bump(this.#depth, domain, queued);
     this.add('archivedDomains', -1);
   }
 

@@ -1,5 +1,5 @@
 /**
- * Writes to the pods' due indexes (index-update-2.lua) and the pods set. Every host
+ * Writes to the pods' due indexes (index-update-3.lua) and the pods set. Every host
  * change is a domain script (one slot) followed by an index update in the pod's slot;
  * updates carry the host's `seq` so that only the newest decision lands, and changes that
  * may make a host due pin its entry first (see the script's header and the README).
@@ -72,7 +72,13 @@ export class DueIndex {
     const out: { pod: string; call: ScriptCall }[] = [];
     for (const [pod, triples] of batch.byPod) {
       this.register(pod);
-      const head: Arg[] = [keys.due(pod), keys.dueMeta(pod), keys.wakeChannel(pod), options.pinMs];
+      const head: Arg[] = [
+        keys.due(pod),
+        keys.dueMeta(pod),
+        keys.backlog(pod),
+        keys.wakeChannel(pod),
+        options.pinMs,
+      ];
       for (let start = 0; start < triples.length; start += TRIPLES_PER_CALL * 3) {
         const args = head.concat(triples.slice(start, start + TRIPLES_PER_CALL * 3));
         out.push({ pod, call: { command: C['index-update'], args } });

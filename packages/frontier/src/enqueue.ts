@@ -105,6 +105,7 @@ export class Enqueuer {
           o.archiveIdleDomains ? keys.archive(domain) : '',
           seen!.bucketLoad,
           seen!.inlineMax,
+          o.archiveIdleDomains && o.packNewDomains ? 1 : 0,
         ];
         for (const p of chunk) args.push(p.host, p.fp, p.level, p.entry);
         calls.push({ command: C.enqueue, args });
@@ -160,11 +161,14 @@ export class Enqueuer {
           throw new FrontierReplyError('enqueue', reply);
         }
       }
-      counters.queued(domain, domainQueued);
       const revived = String(r[2]);
-      if (revived !== '') {
-        const [ok = 0, errors = 0] = revived.split(',').map(Number);
-        counters.revived(domain, ok, errors);
+      if (revived === 'packed' || revived === 'repacked') {
+        // Out of the domain indexes, as an archived domain (counted there once).
+        counters.add('queued', domainQueued);
+        if (revived === 'packed') counters.archived(domain);
+      } else {
+        counters.queued(domain, domainQueued);
+        if (revived !== '') counters.revived(domain, revived);
       }
       const owner = owners.get(domain)!;
       for (let j = 3; j + 2 < r.length; j += 3) {

@@ -3,10 +3,12 @@
  * level), for `FrontierInspector` (a page, the head) and url-status.ts. A queue has one of two
  * layouts (host.lua): while small, its entries are folded into the field `Q` of the host
  * state hash; a bigger queue sits in one LIST per level, its levels in the host state's field
- * `lv` while there is one, else in a ZSET. Every read here sees both.
+ * `lv` while there is one, else in a ZSET. Every read here sees both, and a packed domain's
+ * queues in its archive field (archive.ts).
  */
 import type { Cluster, Redis } from 'ioredis';
 import { unpackEntry } from './codec.js';
+import { readArchived } from './domain-reads.js';
 import { FrontierReplyError } from './errors.js';
 import type { FrontierKeys } from './keys.js';
 import type { QueuedUrl } from './read-types.js';
@@ -71,6 +73,12 @@ export async function readQueueLayout(
   if (packed) return { folded: unpackFolded(packed) };
   if (one) return { levels: [Number(one.toString())] };
   const levels = (await redis.zrevrange(keys.hostLevels(domain, host), 0, -1)) as string[];
+  if (levels.length === 0) {
+    // Nothing live: a packed domain keeps its hosts' folded queues in its archive field.
+    const archived = await readArchived(redis, keys, domain);
+    const folded = archived?.queues.get(host);
+    if (folded) return { folded: unpackFolded(folded) };
+  }
   return { levels: levels.map(Number) };
 }
 

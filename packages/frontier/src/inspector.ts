@@ -45,6 +45,9 @@ import type {
 } from './read-types.js';
 import { readUrlStatus } from './url-status.js';
 
+/** Backlog names read per LRANGE. */
+const BACKLOG_PAGE = 1000;
+
 /** Reads frontier state; never writes. Needs no pod id and no ring (API, CLI, tools). */
 export class FrontierInspector {
   readonly #redis: Redis | Cluster;
@@ -80,8 +83,8 @@ export class FrontierInspector {
 
   /**
    * Whether nothing is queued or in flight anywhere, exactly: the own counters (`q`, `f`,
-   * kept inside the scripts) of every domain listed in any pod's due index — where a domain
-   * with queued URLs or leases out always sits. {@link stats} answers the same in O(1) but
+   * kept inside the scripts) of every domain listed in any pod's due index or backlog — where
+   * a domain with queued URLs or leases out always sits. {@link stats} answers the same in O(1) but
    * its sums can stay off after a pod dies between a script and its counter update (kill -9);
    * this costs a scan of the due indexes and one read per listed domain.
    */
@@ -90,18 +93,20 @@ export class FrontierInspector {
       const domains = await this.queuedDomainsOf(pod);
       for (let i = 0; i < domains.length; i += 500) {
         const counts = await Promise.all(
-          domains
-            .slice(i, i + 500)
-            .map(
-              (d) =>
-                this.#redis.hmget(
-                  this.#keys.domain(d),
-                  DOMAIN_FIELD.queued,
-                  DOMAIN_FIELD.inFlight,
-                ) as Promise<(string | null)[]>,
-            ),
+          domains.slice(i, i + 500).map(async (d) => {
+            const [q, f] = (await this.#redis.hmget(
+              this.#keys.domain(d),
+              DOMAIN_FIELD.queued,
+              DOMAIN_FIELD.inFlight,
+            )) as (string | null)[];
+            // No live counters: a packed domain (backlog) counts what its archive field holds.
+            if (q === null && f === null) {
+              return Number((await readArchived(this.#redis, this.#keys, d))?.domain.q ?? 0);
+            }
+            return Number(q ?? 0) + Math.max(0, Number(f ?? 0));
+          }),
         );
-        if (counts.some(([q, f]) => Number(q ?? 0) > 0 || Number(f ?? 0) > 0)) return false;
+        if (counts.some((n) => n > 0)) return false;
       }
     }
     return true;
@@ -287,7 +292,10 @@ export class FrontierInspector {
     return hosts.map((h, k) => ({ ...h, ...parseDueMeta(metas[k]) }));
   }
 
-  /** Distinct domains in a pod's due index (queued or with leases out), sorted. */
+  /**
+   * Distinct domains in a pod's due index (queued or with leases out) or its backlog
+   * (packed), sorted.
+   */
   async queuedDomainsOf(pod: string): Promise<string[]> {
     const domains = new Set<string>();
     let cursor = '0';
@@ -301,6 +309,13 @@ export class FrontierInspector {
       for (let i = 0; i < page.length; i += 2) domains.add(parseDueMember(page[i]!).domain);
       cursor = next;
     } while (cursor !== '0');
+    // And the packed domains its backlog names (read in pages; names appended meanwhile
+    // are the next read's).
+    for (let at = 0; ; at += BACKLOG_PAGE) {
+      const page = await this.#redis.lrange(this.#keys.backlog(pod), at, at + BACKLOG_PAGE - 1);
+      for (const member of page) domains.add(parseDueMember(member).domain);
+      if (page.length < BACKLOG_PAGE) break;
+    }
     return [...domains].sort();
   }
 

@@ -140,6 +140,13 @@ export class FrontierKeys {
   dueMeta(pod: string): string {
     return `${this.#global}:pod:{p:${pod}}:duem`;
   }
+  /**
+   * LIST: a pod's backlog, members `<domain>/<host>` of packed domains (lua/includes/
+   * archive.lua) not yet in its due index; due-take-3.lua moves them there as it claims.
+   */
+  backlog(pod: string): string {
+    return `${this.#global}:pod:{p:${pod}}:dueb`;
+  }
   /** HASH: a pod's counters (eventually consistent). */
   podStats(pod: string): string {
     return `${this.#global}:pod:{p:${pod}}:stats`;
@@ -227,6 +234,12 @@ export class FrontierKeys {
   }
   /** Every key of one pod in this crawl (deleting a crawl). */
   podKeys(pod: string): string[] {
-    return [this.due(pod), this.dueMeta(pod), this.podStats(pod), this.podFaults(pod)];
+    return [
+      this.due(pod),
+      this.dueMeta(pod),
+      this.backlog(pod),
+      this.podStats(pod),
+      this.podFaults(pod),
+    ];
   }
 }

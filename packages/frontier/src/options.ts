@@ -127,6 +127,14 @@ export interface FrontierOptions {
    * keeps tens of bytes instead of ~1 KB (docs/capacity.md). @default true
    */
   archiveIdleDomains?: boolean;
+  /**
+   * Keep a new small domain *packed* until a claim reaches it: its URLs, fingerprints and
+   * counters in one field of its archive hash (as an archived domain, within the same
+   * limits, ≤ 1 KB in all) and each host named in its owner's backlog instead of its due
+   * index. A wide crawl's domain of one URL then costs ~URL + 150 B instead of ~URL + 670 B
+   * (docs/capacity.md). Needs `archiveIdleDomains`. @default true
+   */
+  packNewDomains?: boolean;
   /** URLs per enqueue script call (bounds the time Redis spends in one script). @default 1000 */
   enqueueChunk?: number;
   /**
@@ -192,6 +200,7 @@ const DEFAULTS = {
   maxPriority: 1_000_000,
   enqueueChunk: 1000,
   archiveIdleDomains: true,
+  packNewDomains: true,
 } as const;
 
 /** Heritrix's default `delayFactor`: the adaptive delay's factor when none is given. */
@@ -325,6 +334,9 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
       budget,
       'null or { pages, periodMs } of positive integers',
     );
+  }
+  if (typeof resolved.packNewDomains !== 'boolean') {
+    throw new FrontierOptionsError('packNewDomains', resolved.packNewDomains, 'a boolean');
   }
   if (typeof resolved.archiveIdleDomains !== 'boolean') {
     throw new FrontierOptionsError('archiveIdleDomains', resolved.archiveIdleDomains, 'a boolean');

@@ -1,20 +1,23 @@
 /**
  * Moves between pods: a domain's hosts to their current owner's due index (reindex, on a
- * ring change or to repair an index), a leaving pod's whole index (handOff), and a dead
- * pod's leases back to the queues (reclaimPod). Called by the membership layer.
+ * ring change or to repair an index), a leaving pod's whole index (handOff), a departed
+ * pod's backlog into its index (spillBacklog), and a dead pod's leases back to the queues
+ * (reclaimPod). Called by the membership layer.
  */
 
 import { asArray, checkName, checkPod } from './checks.js';
 import { dueMember, parseDueMember } from './codec.js';
 import type { FrontierContext } from './context.js';
 import { Counters } from './counters.js';
-import { readLiveHosts } from './domain-reads.js';
+import { readArchived, readLiveHosts } from './domain-reads.js';
 import { type DueIndex, IndexBatch } from './due-index.js';
 import type { FrontierInspector } from './inspector.js';
 import { SCRIPT_COMMANDS as C } from './scripts.js';
 
 /** Hosts reclaimed per round trip. */
 const RECLAIM_BATCH = 200;
+/** Backlog names moved into the due index per spill-3.lua call. */
+const SPILL_BATCH = 1000;
 
 export class Ownership {
   readonly #ctx: FrontierContext;
@@ -97,14 +100,14 @@ export class Ownership {
     const evictFrom = options.evictFrom === undefined ? undefined : checkPod(options.evictFrom);
     const owner = this.#ctx.ownerOf(domain);
     // Live hosts only: an archived domain (archive.ts) has nothing to index, and a visit
-    // would leave keys behind.
+    // would leave keys behind; a packed one goes to its owner's backlog.
     const [hosts, registered] = await Promise.all([
       readLiveHosts(this.#ctx.redis, keys, domain),
       this.#inspector.pods(),
     ]);
-    if (hosts.length === 0) return;
     const pods = new Set(registered);
     pods.add(owner);
+    if (hosts.length === 0) return this.#announcePacked(domain, owner, pods, evictFrom);
     const replies = await exec.scripts(
       hosts.map((host) => ({
         command: C.schedule,
@@ -129,11 +132,61 @@ export class Ownership {
     await this.#index.apply(updates);
   }
 
+  /**
+   * Names a packed domain's queued hosts in its owner's backlog (index-update-3.lua
+   * 'packed', the owner's call first) and drops them from the other pods' indexes, as a
+   * reindex does for live hosts. The seq is the packed host's own: a later script's entry,
+   * newer, is kept.
+   */
+  async #announcePacked(
+    domain: string,
+    owner: string,
+    pods: Set<string>,
+    evictFrom: string | undefined,
+  ): Promise<void> {
+    const archived = await readArchived(this.#ctx.redis, this.#ctx.keys, domain);
+    if (!archived || archived.queues.size === 0) return;
+    const updates = new IndexBatch();
+    for (const host of archived.queues.keys()) {
+      updates.add(owner, dueMember(domain, host), archived.hosts.get(host)?.seq ?? '1', 'packed');
+    }
+    for (const pod of pods) {
+      if (pod === owner) continue;
+      for (const host of archived.queues.keys()) {
+        const seq = archived.hosts.get(host)?.seq ?? '1';
+        updates.add(pod, dueMember(domain, host), seq, pod === evictFrom ? 'evict' : 'park');
+      }
+    }
+    await this.#index.apply(updates);
+  }
+
+  /**
+   * See `RedisFrontier.spillBacklog`. Runs spill-3.lua until the pod's backlog is empty; names
+   * appended meanwhile (a stale-ring enqueuer) are moved too.
+   */
+  async spillBacklog(pod: string): Promise<number> {
+    checkPod(pod);
+    const { keys, exec } = this.#ctx;
+    const before = await this.#ctx.redis.llen(keys.backlog(pod));
+    let left = before;
+    while (left > 0) {
+      left = Number(
+        await exec.script({
+          command: C.spill,
+          args: [keys.due(pod), keys.dueMeta(pod), keys.backlog(pod), SPILL_BATCH],
+        }),
+      );
+    }
+    return before;
+  }
+
   /** See `RedisFrontier.forgetPod`. */
   async forgetPod(pod: string): Promise<boolean> {
     checkPod(pod);
     const { redis, keys } = this.#ctx;
-    if ((await redis.zcard(keys.due(pod))) > 0) return false;
+    if ((await redis.zcard(keys.due(pod))) > 0 || (await redis.llen(keys.backlog(pod))) > 0) {
+      return false;
+    }
     // The pods set lives in another slot than the pod's keys: two commands, set first, so a
     // pod is never listed without its keys being readable (an empty index reads as 0).
     await redis.srem(keys.pods(), pod);
@@ -143,6 +196,7 @@ export class Ownership {
 
   /** See `RedisFrontier.handOff`. */
   async handOff(fromPod: string): Promise<number> {
+    await this.spillBacklog(fromPod);
     const domains = await this.#inspector.queuedDomainsOf(fromPod);
     for (const domain of domains) await this.reindex(domain);
     return domains.length;

@@ -94,7 +94,7 @@ export interface DueHost {
   dueAtMs: number;
 }
 
-/** A due-index entry with its update bookkeeping (see index-update-2.lua). */
+/** A due-index entry with its update bookkeeping (see index-update-3.lua). */
 export interface DueEntry extends DueHost {
   /** The host's scheduling sequence of the last update applied (0 before any). */
   seq: number;

@@ -284,7 +284,7 @@ export class RedisFrontier {
    * visit forwards it): a caller with a stale ring must not take a host out of the index
    * of its true owner. `evictFrom` names one pod whose entry goes at once, pin or not: the
    * caller's own index when it hands off what it no longer owns on a ring it has just
-   * checked is current (see `evict` in index-update-2.lua).
+   * checked is current (see `evict` in index-update-3.lua).
    */
   reindex(domain: string, options: { evictFrom?: string } = {}): Promise<void> {
     return this.#ownership.reindex(domain, options);
@@ -297,6 +297,17 @@ export class RedisFrontier {
    */
   handOff(fromPod: string): Promise<number> {
     return this.#ownership.handOff(fromPod);
+  }
+
+  /**
+   * Moves every name of `pod`'s backlog (hosts of packed domains not yet claimed, see the
+   * `packNewDomains` option) into its due index, due now, so that a reindex of what that
+   * index lists moves them too. For a pod that left or died, before its domains are moved
+   * (the membership layer does this); a live pod drains its own backlog as it claims.
+   * Returns the number of names moved.
+   */
+  spillBacklog(pod: string): Promise<number> {
+    return this.#ownership.spillBacklog(pod);
   }
 
   // ───────────────────────────── admin ─────────────────────────────

@@ -10,7 +10,7 @@ import type { Result } from 'ioredis';
 import { luaScripts } from './lua-scripts.js';
 
 /** Bump when a script's KEYS/ARGV/reply contract changes, so old and new never mix. */
-const VERSION = 'slv2';
+const VERSION = 'slv3';
 
 const luaDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'lua');
 
@@ -31,6 +31,7 @@ export const SCRIPT_COMMANDS = {
   'requeue-dead': `${VERSION}RequeueDead`,
   'index-update': `${VERSION}IndexUpdate`,
   'due-take': `${VERSION}DueTake`,
+  spill: `${VERSION}Spill`,
   counters: `${VERSION}Counters`,
   'crawl-touch': `${VERSION}CrawlTouch`,
   'crawl-drop': `${VERSION}CrawlDrop`,
@@ -44,25 +45,26 @@ type ScriptFn<Context extends { type: 'default' | 'pipeline' }> = (
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    slv2Enqueue: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Claim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Heartbeat: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Complete: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Fail: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Release: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2FreeSlot: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Reclaim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Schedule: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2SetPolicy: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Pause: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Block: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2RequeueDead: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2IndexUpdate: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2DueTake: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2Counters: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2CrawlTouch: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2CrawlDrop: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
-    slv2DropHost: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Enqueue: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Claim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Heartbeat: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Complete: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Fail: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Release: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3FreeSlot: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Reclaim: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Schedule: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3SetPolicy: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Pause: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Block: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3RequeueDead: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3IndexUpdate: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3DueTake: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Spill: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3Counters: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3CrawlTouch: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3CrawlDrop: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
+    slv3DropHost: ScriptFn<Context & { type: 'default' | 'pipeline' }>;
   }
 }
 

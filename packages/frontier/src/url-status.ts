@@ -14,7 +14,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { unpackDeadLetter, unpackEntry, unpackHeldLease } from './codec.js';
 import { readArchived } from './domain-reads.js';
 import { fingerprint } from './fingerprint.js';
-import { readQueueLayout } from './host-queue.js';
+import { readQueueLayout, unpackFolded } from './host-queue.js';
 import type { FrontierKeys } from './keys.js';
 import type { UrlStatus } from './read-types.js';
 
@@ -40,10 +40,15 @@ export async function readUrlStatus(
   const base = { url: target.url, host: target.host, domain: target.domain };
   if (!(await isSeen(redis, keys, target))) {
     // An archived domain (archive.ts) keeps its seen fingerprints in its archive field and
-    // has nothing queued, out or scheduled: a URL it saw is done.
+    // has nothing out or scheduled: a URL it saw is queued (a packed domain's queue) or done.
     const archived = await readArchived(redis, keys, target.domain);
-    const done = archived?.fingerprints.includes(fingerprint(target.url));
-    return { ...base, state: done ? 'done' : 'unseen' };
+    if (!archived?.fingerprints.includes(fingerprint(target.url))) {
+      return { ...base, state: 'unseen' };
+    }
+    const folded = archived.queues.get(target.host);
+    const hit = folded && unpackFolded(folded).find((e) => unpackEntry(e.entry).url === target.url);
+    if (!hit) return { ...base, state: 'done' };
+    return { ...base, state: 'queued', priority: hit.priority, meta: unpackEntry(hit.entry).meta };
   }
   const seqKey = keys.hostState(target.domain, target.host);
   let found: Omit<UrlStatus, 'url' | 'host' | 'domain'> = { state: 'seen' };

@@ -4,6 +4,7 @@
  * shares the domain's slot through a tag picked for that slot, so a fold or unfold is one
  * script on one node.
  */
+
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import {
   RedisFrontier,
 } from '../src/index.js';
 import { FrontierKeys } from '../src/keys.js';
+import { LIVE_LAYOUT } from './frontier-fixture.js';
 import { type Client, type SuiteBackend, suiteConnections } from './frontier-suite.js';
 
 const PIN_MS = 60;
@@ -30,6 +32,7 @@ export function describeArchive(name: string, start: () => Promise<SuiteBackend>
         ownerOf: () => 'pod-a',
         defaultDelayMs: 0,
         pinMs: PIN_MS,
+        ...LIVE_LAYOUT,
         ...options,
       });
       const keys = new FrontierKeys(prefix, options.crawlId);

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FrontierCapCode, type FrontierOptions } from '../src/index.js';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 describe('budgets', () => {
-  const { connect, make: makeFrontier } = frontierFixture('b');
+  const { connect, make: makeFrontier } = frontierFixture('b', [], LIVE_LAYOUT);
   const make = (options: Partial<FrontierOptions> = {}) =>
     makeFrontier({ defaultConcurrency: 10, ...options });
 

@@ -7,10 +7,10 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { CrawlDeletingError, CrawlRegistry } from '../src/index.js';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 describe('crawls', () => {
-  const { connect, make } = frontierFixture('c');
+  const { connect, make } = frontierFixture('c', [], LIVE_LAYOUT);
 
   const allKeys = async (redis: Redis, prefix: string) => {
     const out: string[] = [];

@@ -4,10 +4,10 @@
  * reader and every script that walks a domain's hosts sees both.
  */
 import { describe, expect, it } from 'vitest';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 describe('a domain’s hosts', () => {
-  const { connect, make } = frontierFixture('dh');
+  const { connect, make } = frontierFixture('dh', [], LIVE_LAYOUT);
 
   it('keeps the first host in the domain hash and the others in the set', async () => {
     const redis = connect();

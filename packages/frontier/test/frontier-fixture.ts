@@ -21,9 +21,14 @@ export interface FrontierFixture {
 
 /**
  * `stem` starts every generated prefix (which file wrote a key, when looking at Redis);
- * `serverArgs` go to the server after the test harness's own (test/helpers/redis.ts).
+ * `serverArgs` go to the server after the test harness's own (test/helpers/redis.ts);
+ * `defaults` go to every frontier before the call's own options.
  */
-export function frontierFixture(stem: string, serverArgs: string[] = []): FrontierFixture {
+export function frontierFixture(
+  stem: string,
+  serverArgs: string[] = [],
+  defaults: Partial<FrontierOptions> = {},
+): FrontierFixture {
   let server: RedisServer;
   const clients: Redis[] = [];
   beforeAll(async () => {
@@ -47,9 +52,17 @@ export function frontierFixture(stem: string, serverArgs: string[] = []): Fronti
       ownerOf: () => 'pod-a',
       prefix,
       defaultDelayMs: 0,
+      ...defaults,
       ...options,
     });
     return { frontier, keys: new FrontierKeys(prefix, options.crawlId), prefix };
   };
   return { connect, make };
 }
+
+/**
+ * For suites that read a live domain's keys and due-index entries right after an enqueue:
+ * by default a new small domain is packed instead (`packNewDomains`), which
+ * packed-domains-suite.ts covers.
+ */
+export const LIVE_LAYOUT: Partial<FrontierOptions> = { packNewDomains: false };

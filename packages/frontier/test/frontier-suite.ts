@@ -5,6 +5,7 @@
  * test itself logged, not the frontier's own counters (except where counters are the
  * subject).
  */
+
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -16,6 +17,7 @@ import {
   RedisFrontier,
 } from '../src/index.js';
 import { FrontierKeys } from '../src/keys.js';
+import { LIVE_LAYOUT } from './frontier-fixture.js';
 import { skewGlobalCounter } from './layout.js';
 
 export type Client = Redis | Cluster;
@@ -70,6 +72,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         ownerOf: () => 'pod-a',
         prefix: p,
         defaultDelayMs: 0,
+        ...LIVE_LAYOUT,
         ...options,
       });
       keys.set(f, new FrontierKeys(options.prefix ?? p));
@@ -761,14 +764,15 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const d = 'crash.example';
       const due = keysOf(f).due('pod-a');
       const meta = keysOf(f).dueMeta('pod-a');
+      const backlog = keysOf(f).backlog('pod-a');
       // A claimer decided "park" (host empty) at seq s but has not applied it yet...
-      const [seq] = (await redis.slv2Schedule(keysOf(f).domain(d), keysOf(f).root(d), d, 1)) as [
+      const [seq] = (await redis.slv3Schedule(keysOf(f).domain(d), keysOf(f).root(d), d, 1)) as [
         number,
         string,
       ];
       // ...meanwhile an enqueuer pins the host, runs its domain script, and dies.
-      await redis.slv2IndexUpdate(due, meta, '', 300, `${d}/${d}`, -1, '');
-      await redis.slv2Enqueue(
+      await redis.slv3IndexUpdate(due, meta, backlog, '', 300, `${d}/${d}`, -1, '');
+      await redis.slv3Enqueue(
         keysOf(f).domain(d),
         keysOf(f).hosts(d),
         keysOf(f).root(d),
@@ -779,13 +783,14 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
         '',
         200,
         63,
+        0,
         d,
         '12345',
         0,
         `0,0,0,https://${d}/lost`,
       );
       // The stale park lands: the pin keeps the member, moved to the pin's end.
-      await redis.slv2IndexUpdate(due, meta, '', 300, `${d}/${d}`, seq, 'park');
+      await redis.slv3IndexUpdate(due, meta, backlog, '', 300, `${d}/${d}`, seq, 'park');
       expect(await redis.zscore(due, `${d}/${d}`)).not.toBeNull();
       const lease = await claimNext(f, 5000, 50);
       expect(lease.url).toBe(`https://${d}/lost`);
@@ -797,6 +802,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       const d = 'busy.example';
       const due = keysOf(f).due('pod-a');
       const meta = keysOf(f).dueMeta('pod-a');
+      const backlog = keysOf(f).backlog('pod-a');
       await f.enqueue([`https://${d}/1`, `https://${d}/2`]);
       const [lease] = (await f.claim({ pod: 'pod-a' })).leases;
       // Lease out, no deadline: the host sits at +inf until the lease ends.
@@ -804,7 +810,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       // A completer pins the host (seq 0: lease operation) and has not run complete-2 yet...
       const [sec, usec] = await redis.time();
       const pinnedAt = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
-      await redis.slv2IndexUpdate(due, meta, '', 400, `${d}/${d}`, 0, '');
+      await redis.slv3IndexUpdate(due, meta, backlog, '', 400, `${d}/${d}`, 0, '');
       expect(Number(await redis.zscore(due, `${d}/${d}`))).toBeGreaterThanOrEqual(pinnedAt + 400);
       // ...so a claim now does not visit the busy host (its seq, bumped by every visit, stays).
       const state = keysOf(f).hostState(d, d);
@@ -812,7 +818,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect((await f.claim({ pod: 'pod-a' })).leases).toEqual([]);
       expect(await redis.hget(state, 'seq')).toBe(seq);
       // A completer that dies there leaves the host due at the pin's end: it is claimed then.
-      await redis.slv2Complete(
+      await redis.slv3Complete(
         keysOf(f).domain(d),
         keysOf(f).root(d),
         d,

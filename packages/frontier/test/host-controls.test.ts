@@ -6,10 +6,10 @@
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 describe('host controls in Redis', () => {
-  const { connect, make } = frontierFixture('t');
+  const { connect, make } = frontierFixture('t', [], LIVE_LAYOUT);
   const redisNow = async (redis: Redis) => {
     const [sec, usec] = await redis.time();
     return Number(sec) * 1000 + Math.floor(Number(usec) / 1000);

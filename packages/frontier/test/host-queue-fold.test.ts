@@ -16,7 +16,7 @@ import {
   hashListpackShortfall,
 } from '../src/index.js';
 import type { FrontierKeys } from '../src/keys.js';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 /** The keys under `prefix` whose names end in a host queue suffix (`:l`, `:q:<level>`). */
 async function queueKeys(redis: Redis, prefix: string): Promise<string[]> {
@@ -46,7 +46,7 @@ const item = (path: string, priority = 0, meta = ''): EnqueueItem => ({
 });
 
 describe('folded host queue', () => {
-  const { connect, make } = frontierFixture('fq');
+  const { connect, make } = frontierFixture('fq', [], LIVE_LAYOUT);
 
   it('hands out a folded queue by level, FIFO within one, requeues first in their level', async () => {
     const redis = connect();

@@ -3,9 +3,11 @@
  * on a three-master Redis Cluster (inspector*.test.ts). The inspector is built standalone
  * (its own connection, only the prefix), as the API and the CLI build it.
  */
+
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FrontierInspector, RedisFrontier } from '../src/index.js';
+import { LIVE_LAYOUT } from './frontier-fixture.js';
 import { type SuiteBackend, suiteConnections } from './frontier-suite.js';
 
 export function describeInspector(name: string, start: () => Promise<SuiteBackend>): void {
@@ -21,6 +23,7 @@ export function describeInspector(name: string, start: () => Promise<SuiteBacken
         prefix,
         ownerOf: () => at.owner,
         defaultDelayMs: 0,
+        ...LIVE_LAYOUT,
       });
       const inspector = new FrontierInspector({ redis: connect(), prefix });
       return { frontier, inspector, at };

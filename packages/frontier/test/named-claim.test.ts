@@ -4,10 +4,10 @@
  * the politeness gate still holding, and the due index re-scored as after any claim.
  */
 import { describe, expect, it } from 'vitest';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 describe('claim from named hosts', () => {
-  const { connect, make } = frontierFixture('nc');
+  const { connect, make } = frontierFixture('nc', [], LIVE_LAYOUT);
 
   it('claims from the named hosts the pod owns, gate and due index as usual', async () => {
     const redis = connect();

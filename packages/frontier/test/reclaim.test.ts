@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 /** Calls per command so far, from `INFO commandstats` (e.g. `{ evalsha: 12, zscan: 3 }`). */
 async function commandCalls(redis: Redis): Promise<Record<string, number>> {
@@ -24,7 +24,7 @@ function scriptAndScanCalls(before: Record<string, number>, after: Record<string
 }
 
 describe('reclaimPod', () => {
-  const { connect, make } = frontierFixture('rc');
+  const { connect, make } = frontierFixture('rc', [], LIVE_LAYOUT);
 
   it("touches only the dead pod's own hosts, however many hosts other pods own", async () => {
     const redis = connect();

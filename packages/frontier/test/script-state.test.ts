@@ -9,10 +9,10 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { loadScripts, SCRIPT_COMMANDS } from '../src/scripts.js';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 describe('script state', () => {
-  const { connect, make } = frontierFixture('st');
+  const { connect, make } = frontierFixture('st', [], LIVE_LAYOUT);
   const counts = async (redis: Redis, key: string, fields: string[]) =>
     Object.fromEntries((await redis.hmget(key, ...fields)).map((v, i) => [fields[i], v]));
 

@@ -6,13 +6,13 @@
  * settings, so that the domain hash stays a listpack and every bucket an intset.
  */
 import { describe, expect, it } from 'vitest';
-import { frontierFixture } from './frontier-fixture.js';
+import { frontierFixture, LIVE_LAYOUT } from './frontier-fixture.js';
 
 const urls = (d: string, n: number, from = 0) =>
   Array.from({ length: n }, (_, i) => `https://${d}/${from + i}`);
 
 describe('inline seen-set', () => {
-  const { connect, make } = frontierFixture('si');
+  const { connect, make } = frontierFixture('si', [], LIVE_LAYOUT);
 
   it('keeps up to 128 fingerprints in the domain hash (hash-max-listpack-value 1024), then moves them all to bucket 0', async () => {
     const redis = connect();
@@ -74,12 +74,11 @@ describe('inline seen-set', () => {
 describe("seen-set on a server with Redis' default hash and set settings", () => {
   // Redis' own defaults for the two settings (set-max-intset-entries 512 would be split at
   // 200, as before; 128 shows the load follows the server).
-  const { connect, make } = frontierFixture('sd', [
-    '--hash-max-listpack-value',
-    '64',
-    '--set-max-intset-entries',
-    '128',
-  ]);
+  const { connect, make } = frontierFixture(
+    'sd',
+    ['--hash-max-listpack-value', '64', '--set-max-intset-entries', '128'],
+    LIVE_LAYOUT,
+  );
 
   it('keeps the domain hash a listpack and every bucket an intset', async () => {
     const redis = connect();

@@ -60,6 +60,8 @@ export async function tidyDeparted(
   if (departed.length === 0) return report;
   const now = await redisNowMs(redis);
   for (const pod of departed) {
+    // Its backlog (packed domains) into its index first: the reindex reads and empties that.
+    await frontier.spillBacklog(pod);
     const domains = await frontier.inspector.queuedDomainsOf(pod);
     if (domains.length > 0) {
       await forEachLimited(domains, deps.concurrency, (d) =>

@@ -10,7 +10,10 @@ import { checkSettings, type PublishedSettings } from './member-info.js';
  * What the membership layer needs from the frontier (a `RedisFrontier` has it all): the
  * moves, and the reads behind handoff, reclaim and the stranded-domain sweep.
  */
-export type MembershipFrontier = Pick<RedisFrontier, 'reindex' | 'reclaimPod' | 'forgetPod'> & {
+export type MembershipFrontier = Pick<
+  RedisFrontier,
+  'reindex' | 'reclaimPod' | 'forgetPod' | 'spillBacklog'
+> & {
   readonly inspector: Pick<
     FrontierInspector,
     'queuedDomainsOf' | 'domains' | 'isStranded' | 'pods'

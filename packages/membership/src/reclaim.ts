@@ -44,6 +44,8 @@ export async function reclaimRemovedPod(
       claim.kind === 'left-released'
         ? { requeued: 0, deadLettered: 0 }
         : await frontier.reclaimPod(pod);
+    // Its backlog (packed domains) into its index, which the reindex below reads and empties.
+    await frontier.spillBacklog(pod);
     const domains = await frontier.inspector.queuedDomainsOf(pod);
     // Evict the removed pod's copies: the same reindex has just placed each host, re-scored,
     // in its owner's index, and nobody claims from a removed pod's index.

@@ -76,6 +76,7 @@ function pod(options: Partial<MembershipOptions> = {}, hooks: Hooks = {}): TestP
     frontier: {
       reindex: (domain, options) => frontier.reindex(domain, options),
       reclaimPod: (pod) => frontier.reclaimPod(pod),
+      spillBacklog: (pod) => frontier.spillBacklog(pod),
       forgetPod: (pod) => frontier.forgetPod(pod),
       inspector,
     },

@@ -12,8 +12,16 @@
   each host's hash as text lines separated by "\n":
     domain line  enq,claimed,ok,bytes,ms,links[;field=value…]
     host line    <host without ".<domain>"> seq,id,ha,dn[;field=value…]
-  A positional value is empty when absent; the other fields follow as field=value. q and f
-  are 0 (an archived domain has nothing queued or out) and the seen count is n.
+  A positional value is empty when absent; the other fields follow as field=value. f is 0,
+  q too unless the domain is packed, and the seen count is n.
+
+  Packed domains: a new small domain (enqueue-3.lua) is folded with its queue, so a wide
+  crawl's domains of a few URLs cost one field each until claimed (no domain or host hash,
+  no due-index entry: their owner's backlog names them, index-update-3.lua). Its lines then
+  carry q=<n>, and after the text comes "\n\n" (never inside the text: no line is empty)
+  and each queued host's folded queue (host.lua's Q) as "<k>,<byteLen>," then Q, k being the
+  host's line (1 = first host). The claim that visits such a host unfolds the domain
+  (archive_unpack) and claims from it as from any live domain.
 
   What stays out of the archive (the domain is then not archived): more than
   ARCHIVE_MAX_HOSTS hosts or ARCHIVE_MAX_SEEN fingerprints, anything queued, leased, out,
@@ -27,8 +35,9 @@ local DOMAIN_POS = { 'enq', 'claimed', 'ok', 'bytes', 'ms', 'links' }
 local HOST_POS = { 'seq', 'id', 'ha', 'dn' }
 -- Fields the archive does not carry: q and f are 0; seen, S, sL and sS are rebuilt from the
 -- fingerprints when it is unfolded, h1 from the host lines.
-local DOMAIN_SKIP = { q = true, f = true, seen = true, sL = true, sS = true, S = true, h1 = true }
-local HOST_SKIP = { q = true, f = true }
+-- q is written only when not 0 (packed), Q as the queue section.
+local DOMAIN_SKIP = { f = true, seen = true, sL = true, sS = true, S = true, h1 = true }
+local HOST_SKIP = { f = true, Q = true }
 -- A default-crawl host's politeness fields, which every crawl reads (host.lua).
 local POLITE = { n = true, dl = true, cd = true, bo = true, fc = true, ad = true, ar = true, bu = true, fx = true }
 -- Fields unfolded as values (kept when the live hash already has one: it is newer); every
@@ -72,9 +81,14 @@ local function hash_table(key)
   return h
 end
 
--- Folds the domain into the archive hash when it is idle and small (see the header).
--- Returns true when it did.
-local function archive_try(root, dkey, akey, now)
+-- Packed values stay within hash-max-listpack-value as our configurations set it
+-- (redis-settings.ts), so the archive hash stays a listpack.
+local PACK_MAX_BYTES = 1024
+
+-- Folds the domain into the archive hash when it is idle and small (see the header), or,
+-- `packing` (enqueue-3.lua, a new domain), small with its queue folded. Returns true when it
+-- did.
+local function archive_try(root, dkey, akey, now, packing)
   if not akey or akey == '' then return false end
   local field, domain = archive_field(root)
   -- Nothing live to fold, or folded already (what a stray write left since merges back when
@@ -82,19 +96,26 @@ local function archive_try(root, dkey, akey, now)
   if redis.call('EXISTS', dkey) == 0 or redis.call('HEXISTS', akey, field) == 1 then return false end
   local own = polite_root(root) == root
   local d = hash_table(dkey)
-  if (tonumber(d.q) or 0) ~= 0 or (tonumber(d.f) or 0) ~= 0 or d.bu then return false end
+  if ((tonumber(d.q) or 0) ~= 0 and not packing) or (tonumber(d.f) or 0) ~= 0 or d.bu then return false end
+  if d.q == '0' then d.q = nil end
   local nseen = tonumber(d.seen) or 0
   if nseen > ARCHIVE_MAX_SEEN then return false end
   local hosts_key = root .. 'H'
   if redis.call('SCARD', hosts_key) >= ARCHIVE_MAX_HOSTS then return false end
   if redis.call('EXISTS', root .. 'x') == 1 then return false end
   local hosts = hosts_of(root, dkey)
-  local lines, keep = {}, {}
-  for _, host in ipairs(hosts) do
+  local lines, keep, queues = {}, {}, {}
+  for k, host in ipairs(hosts) do
     if redis.call('EXISTS', hkey(root, host, 'l'), hkey(root, host, 'L'), hkey(root, host, 'D'),
         hkey(root, host, 'U'), hkey(root, host, 'r')) > 0 then return false end
     local h = hash_table(hkey(root, host, 's'))
-    if (tonumber(h.q) or 0) ~= 0 or (tonumber(h.f) or 0) ~= 0 or h.Q or h.lv then return false end
+    if (tonumber(h.f) or 0) ~= 0 or h.lv then return false end
+    -- Queued: folded (Q) and packing, or not at all.
+    if (tonumber(h.q) or 0) ~= 0 or h.Q then
+      if not (packing and h.Q) then return false end
+      queues[#queues + 1] = k .. ',' .. #h.Q .. ',' .. h.Q
+    end
+    if h.q == '0' then h.q = nil end
     local residual = {}
     if own then
       if (tonumber(h.fx) or 0) > 0 or (tonumber(h.n) or 0) > now then return false end
@@ -129,6 +150,10 @@ local function archive_try(root, dkey, akey, now)
   local packed_fps = table.concat(fps)
   local value = (#packed_fps / 8) .. ':' .. packed_fps .. dpacked
   if #lines > 0 then value = value .. '\n' .. table.concat(lines, '\n') end
+  if #queues > 0 then
+    value = value .. '\n\n' .. table.concat(queues)
+    if #value > PACK_MAX_BYTES then return false end
+  end
   for b = 0, buckets - 1 do redis.call('UNLINK', root .. 's:' .. b) end
   for _, host in ipairs(hosts) do
     local skey = hkey(root, host, 's')
@@ -193,7 +218,13 @@ local function archive_revive(root, dkey, akey, value, load, inline_max)
   local fps = {}
   for k = 0, n - 1 do fps[#fps + 1] = fp_unpack(value, pos + 8 * k) end
   local text = string.sub(value, pos + 8 * n)
-  local first = true
+  local queues = ''
+  local cut = string.find(text, '\n\n', 1, true)
+  if cut then
+    queues = string.sub(text, cut + 2)
+    text = string.sub(text, 1, cut - 1)
+  end
+  local first, hosts = true, {}
   for line in string.gmatch(text .. '\n', '([^\n]*)\n') do
     if first then
       unfold_fields(dkey, line, DOMAIN_POS)
@@ -204,11 +235,29 @@ local function archive_revive(root, dkey, akey, value, load, inline_max)
       if rel ~= '' then host = rel .. '.' .. domain end
       host_add(root, dkey, host)
       unfold_fields(hkey(root, host, 's'), fields, HOST_POS)
+      hosts[#hosts + 1] = host
     end
+  end
+  -- A packed domain's queues: nothing was queued since (a write to it unfolds it first).
+  local at = 1
+  while at <= #queues do
+    local k, len, from = string.match(queues, '^(%d+),(%d+),()', at)
+    at = from + tonumber(len)
+    redis.call('HSET', hkey(root, hosts[tonumber(k)], 's'), 'Q', string.sub(queues, from, at - 1))
   end
   local st = seen_state(dkey, load, inline_max)
   for _, fp in ipairs(fps) do seen_add(root, dkey, fp, st) end
   seen_save(dkey, st)
-  local c = redis.call('HMGET', dkey, 'ok', 'err', 'dead')
-  return { tonumber(c[1]) or 0, (tonumber(c[2]) or 0) + (tonumber(c[3]) or 0) }
+  local c = redis.call('HMGET', dkey, 'ok', 'err', 'dead', 'q')
+  return { tonumber(c[1]) or 0, (tonumber(c[2]) or 0) + (tonumber(c[3]) or 0), tonumber(c[4]) or 0 }
+end
+
+-- Unfolds the domain when it is packed (has URLs queued in its archive field) and has no
+-- live counters ('enq') of its own: a script about to work on its queues calls this first.
+-- Returns archive_revive's counts, or nil when nothing was unfolded.
+local function archive_unpack(root, dkey, akey, load, inline_max)
+  if not akey or akey == '' or redis.call('HEXISTS', dkey, 'enq') == 1 then return nil end
+  local value = archive_value(root, akey)
+  if not value or not string.find(value, '\n\n', 1, true) then return nil end
+  return archive_revive(root, dkey, akey, value, load, inline_max)
 end

@@ -36,24 +36,40 @@
   came back: everything that gives a host URLs pins it first, and a pinned entry survives a
   park.
 
+  'packed' hands a host of a packed domain (archive.lua: no keys of its own, its queue in its
+  archive field) to the pod's backlog: the member leaves the index (whatever its pin) and is
+  appended to the backlog, which due-take-3.lua turns back into due entries as the pod has
+  room to claim. Only if its seq is newer: an older 'packed' must not drop the entry of a
+  later script that unfolded the domain. Dropping a pinned entry loses nothing: the backlog
+  entry that replaces it leads to the same visit, later. A backlog that is not empty makes
+  the pod due now (the earliest due time returned and published).
+
   KEYS[1] due index   ZSET member "<domain>/<host>" -> due ms (or +inf)
   KEYS[2] due meta    HASH member -> "<seq>:<pinUntilMs>"
+  KEYS[3] backlog     LIST of members of packed domains, oldest first
   ARGV[1] wake channel to PUBLISH the new earliest due ms to when it moves earlier
           ('' = no publish)
   ARGV[2] pin duration (ms)
   ARGV[3..] triples: member, seq ('0' = pin and lower, '-1' = pin and keep), score
-            ('park' | 'gone' | 'evict' | ms | 'inf'; ignored for pins)
+            ('park' | 'gone' | 'evict' | 'packed' | ms | 'inf'; ignored for pins)
 
   Returns { earliestDueMs or '', nowMs }.
   Flagged allow-oom (runs while Redis is full): the due-index side of a domain script that already ran: refusing it could leave a host with queued URLs out of every index.
 ]]
 --@include "time"
 
-local zkey, mkey = KEYS[1], KEYS[2]
+local zkey, mkey, bkey = KEYS[1], KEYS[2], KEYS[3]
 local now = now_ms()
 local pin_ms = tonumber(ARGV[2])
-local first = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
-local before = first[2] and tonumber(first[2]) or math.huge
+-- The pod's earliest due time: its index's first score, or now while its backlog has names.
+-- Also whether it has any (an index of hosts at +inf has, and its earliest is 'inf').
+local function earliest()
+  local first = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
+  local at = first[2] and tonumber(first[2]) or math.huge
+  if at > now and redis.call('LLEN', bkey) > 0 then return now, true end
+  return at, first[2] ~= nil
+end
+local before, listed = earliest()
 
 -- The triples run in order on Lua copies of their members' scores and metas (false =
 -- absent), read with one HMGET and one ZMSCORE; what changed is written at the end with
@@ -65,7 +81,7 @@ for i = 3, #ARGV, 3 do
     members[#members + 1] = ARGV[i]
   end
 end
-local score0, meta0, score, token, meta = {}, {}, {}, {}, {}
+local score0, meta0, score, token, meta, backlog = {}, {}, {}, {}, {}, {}
 if #members > 0 then
   local metas = redis.call('HMGET', mkey, unpack(members))
   local scores = redis.call('ZMSCORE', zkey, unpack(members))
@@ -104,7 +120,10 @@ for i = 3, #ARGV, 3 do
       score[member], meta[member] = false, false
     end
   elseif seq > cur_seq then
-    if given == 'evict' then
+    if given == 'packed' then
+      score[member], meta[member] = false, false
+      backlog[#backlog + 1] = member
+    elseif given == 'evict' then
       score[member], meta[member] = false, false
     elseif given == 'park' then
       if pin > now then
@@ -145,10 +164,11 @@ if #zadd > 0 then redis.call('ZADD', zkey, unpack(zadd)) end
 if #zrem > 0 then redis.call('ZREM', zkey, unpack(zrem)) end
 if #hset > 0 then redis.call('HSET', mkey, unpack(hset)) end
 if #hdel > 0 then redis.call('HDEL', mkey, unpack(hdel)) end
+if #backlog > 0 then redis.call('RPUSH', bkey, unpack(backlog)) end
 
-if #zadd > 0 or #zrem > 0 then first = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES') end
-local after = first[2] and tonumber(first[2]) or math.huge
+local after = before
+if #zadd > 0 or #zrem > 0 or #backlog > 0 then after, listed = earliest() end
 if ARGV[1] ~= '' and after < before then
   redis.call('PUBLISH', ARGV[1], fmt(after))
 end
-return { first[2] and fmt(after) or '', fmt(now) }
+return { listed and fmt(after) or '', fmt(now) }

@@ -1,0 +1,50 @@
+#!lua
+--[[
+  due-take: the pod side of claim. Takes up to max hosts whose due time has come from a
+  pod's due index and holds them (score = now + hold) so the pod's other claimers skip
+  them; the claimer's index-update then sets their real score (a claimer that dies only
+  delays its hosts by the hold).
+
+  With room left, it takes the rest from the pod's backlog (hosts of packed domains,
+  index-update-3.lua), oldest first: each becomes a held entry of the index (the claim's
+  index-update scores it, as any), so a claimer that dies before its visit leaves it due
+  after the hold, not lost. A name already in the index is left to its entry there.
+
+  KEYS[1] due index   ZSET member "<domain>/<host>" -> due ms
+  KEYS[2] due meta    HASH (untouched; named for the slot and for the header)
+  KEYS[3] backlog     LIST of members
+  ARGV[1] most members to take
+  ARGV[2] hold (ms)
+  ARGV[3] lead (ms; 0 = none): also takes hosts due within this long, for a claim ahead
+          (claim-2.lua ARGV[12])
+  ARGV[4] '1' to take from the backlog too (a claim), '0' not to (a reap: the backlog's
+          domains have nothing out)
+
+  Returns { nowMs, earliestDueMs or '' (after the holds; now while the backlog has names),
+    member1, member2, ... }.
+  No allow-oom flag: Redis refuses it whole while full, so a claim that would be refused
+  next holds no host (a hold would delay the host after Redis has room again).
+]]
+--@include "time"
+
+local now = now_ms()
+local lead = tonumber(ARGV[3]) or 0
+local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now + lead, 'LIMIT', 0, tonumber(ARGV[1]))
+local hold = now + tonumber(ARGV[2])
+for _, m in ipairs(members) do
+  redis.call('ZADD', KEYS[1], hold, m)
+end
+local room = tonumber(ARGV[1]) - #members
+if room > 0 and ARGV[4] == '1' then
+  for _, m in ipairs(redis.call('LPOP', KEYS[3], room) or {}) do
+    if redis.call('ZADD', KEYS[1], 'NX', hold, m) == 1 then members[#members + 1] = m end
+  end
+end
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local earliest = first[2] and fmt(tonumber(first[2])) or ''
+if redis.call('LLEN', KEYS[3]) > 0 and not (first[2] and tonumber(first[2]) <= now) then
+  earliest = fmt(now)
+end
+local reply = { fmt(now), earliest }
+for _, m in ipairs(members) do reply[#reply + 1] = m end
+return reply
