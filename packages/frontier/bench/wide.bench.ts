@@ -4,7 +4,9 @@
  * the public `RedisFrontier` API on one throwaway redis-server (one core), in one run:
  *
  * 1. enqueue: rate, Redis `used_memory` per queued URL (against the mean URL length), keys
- *    per domain. Raw pipelined `SET` of the same URLs first, the baseline rate.
+ *    per domain, and where it goes. Raw pipelined `SET` of the same URLs first, the baseline
+ *    rate; then (up to 1,000,000 domains) the same enqueue with `packNewDomains: false`, the
+ *    baseline layout (every new domain live, its hosts in the due index).
  * 2. pod-a claims every host it owns (half): claim rate.
  * 3. pod-a dies: what a survivor does (`reclaimPod`, then every domain of the dead pod's
  *    index reindexed to its new owner, evicted from the dead index): hosts per second.
@@ -123,6 +125,48 @@ async function claimAll(
   return { claimed, claimSeconds: claimSeconds / LOOPS };
 }
 
+/** `MEMORY USAGE` of a key / `n`, or 0 when it does not exist. */
+async function share(redis: Redis, key: string, n: number): Promise<number> {
+  return Number((await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0) / n;
+}
+
+/**
+ * Where a queued domain's memory goes: its archive share (packed) or live keys, averaged over
+ * a sample, and each pod's backlog, due index and the depth index per domain.
+ */
+async function queuedBreakdown(redis: Redis, keys: FrontierKeys): Promise<string> {
+  const sample = Math.min(200, DOMAINS);
+  let archived = 0;
+  let live = 0;
+  for (let k = 0; k < sample; k++) {
+    const domain = `site${Math.floor((k * DOMAINS) / sample)}.com`;
+    const fields = await redis.hlen(keys.archive(domain));
+    if (fields > 0) archived += (await share(redis, keys.archive(domain), fields)) / sample;
+    live +=
+      ((await share(redis, keys.domain(domain), 1)) +
+        (await share(redis, keys.hostState(domain, `www.${domain}`), 1))) /
+      sample;
+  }
+  const parts: [string, number][] = [
+    ['archive share', archived],
+    ['live hashes', live],
+    [
+      'backlogs',
+      (await share(redis, keys.backlog('pod-a'), DOMAINS)) +
+        (await share(redis, keys.backlog('pod-b'), DOMAINS)),
+    ],
+    [
+      'due indexes + meta',
+      (await share(redis, keys.due('pod-a'), DOMAINS)) +
+        (await share(redis, keys.due('pod-b'), DOMAINS)) +
+        (await share(redis, keys.dueMeta('pod-a'), DOMAINS)) +
+        (await share(redis, keys.dueMeta('pod-b'), DOMAINS)),
+    ],
+    ['P:domains', await share(redis, keys.domains(), DOMAINS)],
+  ];
+  return parts.map(([name, bytes]) => `${name} ${fmt(bytes)}`).join(', ');
+}
+
 /**
  * Where a finished domain's memory goes: `MEMORY USAGE` of each per-domain key, averaged over
  * a sample of domains, and of each global index divided by the domain count.
@@ -192,6 +236,22 @@ try {
   const rawRate = URLS / seconds(t0);
   await redis.flushall();
 
+  // Baseline layout: the same enqueue with every new domain live (then dropped).
+  let liveQueued: number | undefined;
+  if (DOMAINS <= 1_000_000) {
+    const live = new RedisFrontier({
+      redis,
+      ownerOf: owner,
+      prefix: 'wl',
+      defaultDelayMs: 0,
+      packNewDomains: false,
+    });
+    const before = await info(redis, 'memory', 'used_memory');
+    for (const batch of batches()) await live.enqueue(batch);
+    liveQueued = (await info(redis, 'memory', 'used_memory')) - before;
+    await redis.flushall();
+  }
+
   const frontier = new RedisFrontier({
     redis,
     ownerOf: owner,
@@ -223,10 +283,17 @@ try {
   console.log(
     `queued              ${fmt(memQueued / URLS)} B per URL = URL + ${fmt(memQueued / URLS - meanUrl)} B   ${fmt(memQueued / DOMAINS)} B and ${fmt(keysQueued / DOMAINS, 2)} keys per domain`,
   );
+  if (liveQueued !== undefined) {
+    console.log(
+      `  baseline layout   ${fmt(liveQueued / URLS)} B per URL = URL + ${fmt(liveQueued / URLS - meanUrl)} B (packNewDomains: false, same run): ${fmt(memQueued / liveQueued, 2)}×`,
+    );
+  }
+  console.log(`  where (B per domain): ${await queuedBreakdown(redis, new FrontierKeys('w'))}`);
 
   // pod-a claims what it owns: one URL per host (its one slot of concurrency stays taken, as
   // leases never expire: only the reclaim gives them back).
-  const ownedByA = await redis.zcard('w:pod:{p:pod-a}:due');
+  const ownedByA =
+    (await redis.zcard('w:pod:{p:pod-a}:due')) + (await redis.llen('w:pod:{p:pod-a}:dueb'));
   t0 = performance.now();
   const a = await claimAll(frontier, 'pod-a', ownedByA, false);
   const claimWall = seconds(t0);
@@ -242,6 +309,12 @@ try {
   const reclaimSeconds = seconds(t0);
   console.log(
     `reclaim (pod-a dead) ${fmt(back.requeued)} leases requeued in ${fmt(reclaimSeconds, 1)} s: ${fmt(back.requeued / reclaimSeconds)} leases/s`,
+  );
+  // What it had not claimed yet (its backlog of packed domains) into its index, read below.
+  t0 = performance.now();
+  const spilled = await frontier.spillBacklog('pod-a');
+  console.log(
+    `  spill backlog     ${fmt(spilled)} names in ${fmt(seconds(t0), 1)} s (left by pod-a's claims)`,
   );
   t0 = performance.now();
   let moved = 0;

@@ -257,6 +257,28 @@ export class FrontierInspector {
     return this.#redis.zcard(this.#keys.due(checkPod(pod)));
   }
 
+  /** Names in a pod's backlog: hosts of packed domains it claims as it has room (exact). */
+  backlogLength(pod: string): Promise<number> {
+    return this.#redis.llen(this.#keys.backlog(checkPod(pod)));
+  }
+
+  /**
+   * A page of a pod's backlog, oldest first: hosts of packed domains (`packNewDomains`), due
+   * now but not in its due index until a claim of the pod takes them. A name may repeat.
+   */
+  async backlogHosts(
+    pod: string,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<{ domain: string; host: string }[]> {
+    const { offset, limit } = checkPage(page);
+    const members = await this.#redis.lrange(
+      this.#keys.backlog(checkPod(pod)),
+      offset,
+      offset + limit - 1,
+    );
+    return members.map((m) => parseDueMember(m));
+  }
+
   /** A pod's due index, earliest first: which hosts it will visit and when. */
   async dueHosts(pod: string, page: { offset?: number; limit?: number } = {}): Promise<DueHost[]> {
     const offset = page.offset ?? 0;

@@ -224,7 +224,7 @@ function drawPods(pods, rates) {
   $('pods-membership').textContent =
     `${SOURCES[pods.membership] ?? pods.membership}, epoch ${pods.epoch}.`;
   const body = $('pods-table').tBodies[0];
-  if (pods.pods.length === 0) return emptyRow(body, 'No pods yet.', 10);
+  if (pods.pods.length === 0) return emptyRow(body, 'No pods yet.', 11);
   body.replaceChildren(
     ...pods.pods.map((p) => {
       const tr = row([
@@ -234,6 +234,7 @@ function drawPods(pods, rates) {
         { text: pct(p.keyspaceShare) },
         { text: fmt(p.ownedDomains) },
         { text: fmt(p.dueHosts) },
+        { text: fmt(p.backlogHosts) },
         { text: fmt(p.counters.inFlight ?? 0) },
         { text: fmt(p.counters.fetched ?? 0) },
         { text: p.state === 'alive' ? rate(rates.get(p.id)) : '–' },

@@ -58,6 +58,7 @@ export class ApiMetrics {
   readonly #podCounters = new Map<string, Counter<'pod'>>();
   readonly #podInFlight: Gauge<'pod'>;
   readonly #podDueHosts: Gauge<'pod'>;
+  readonly #podBacklogHosts: Gauge<'pod'>;
   readonly #podOwned: Gauge<'pod'>;
   readonly #podShare: Gauge<'pod'>;
   readonly #errorsByCode: Counter<'code'>;
@@ -111,6 +112,10 @@ export class ApiMetrics {
       new Gauge({ name, help, labelNames: ['pod'], registers });
     this.#podInFlight = podGauge('shardline_pod_urls_in_flight', 'URLs leased by the pod');
     this.#podDueHosts = podGauge('shardline_pod_due_hosts', "hosts in the pod's due index");
+    this.#podBacklogHosts = podGauge(
+      'shardline_pod_backlog_hosts',
+      "hosts of packed new domains in the pod's backlog, not yet claimed",
+    );
     this.#podOwned = podGauge(
       'shardline_pod_owned_domains',
       'domains with queued URLs that the ring gives the pod (sampled above 1000 domains)',
@@ -169,7 +174,13 @@ export class ApiMetrics {
         this.#errorsByCode.inc({ code: field.slice(6) }, Math.max(0, n));
     }
     for (const counter of this.#podCounters.values()) counter.reset();
-    for (const gauge of [this.#podInFlight, this.#podDueHosts, this.#podOwned, this.#podShare]) {
+    for (const gauge of [
+      this.#podInFlight,
+      this.#podDueHosts,
+      this.#podBacklogHosts,
+      this.#podOwned,
+      this.#podShare,
+    ]) {
       gauge.reset();
     }
     // Live members only: a pod that is gone must not be exported with its last values (an
@@ -182,6 +193,7 @@ export class ApiMetrics {
       }
       this.#podInFlight.set(labels, pod.counters.inFlight ?? 0);
       this.#podDueHosts.set(labels, pod.dueHosts);
+      this.#podBacklogHosts.set(labels, pod.backlogHosts);
       this.#podOwned.set(labels, pod.ownedDomains);
       this.#podShare.set(labels, pod.keyspaceShare);
       for (const [kind, n] of Object.entries(pod.faults)) {

@@ -103,6 +103,7 @@ export const podsResponse = {
           'tokens',
           'keyspaceShare',
           'dueHosts',
+          'backlogHosts',
           'ownedDomains',
           'counters',
           'faults',
@@ -126,6 +127,11 @@ export const podsResponse = {
           tokens: integer,
           keyspaceShare: count,
           dueHosts: { ...integer, description: "hosts in the pod's due index (exact)" },
+          backlogHosts: {
+            ...integer,
+            description:
+              "names in the pod's backlog: hosts of packed new domains, claimed as it has room (exact)",
+          },
           ownedDomains: { ...integer, description: 'domains with queued URLs owned on the ring' },
           counters,
           faults: {

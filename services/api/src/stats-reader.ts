@@ -39,6 +39,8 @@ export interface PodView {
   keyspaceShare: number;
   /** Hosts in the pod's due index (ZCARD, exact). */
   dueHosts: number;
+  /** Names in the pod's backlog (packed domains not yet claimed). */
+  backlogHosts: number;
   /** Domains with queued URLs that the ring gives this pod (estimated from a sample). */
   ownedDomains: number;
   counters: Record<string, number>;
@@ -174,13 +176,14 @@ export class StatsReader {
             this.#frontier.podStats(id),
             this.#frontier.dueHostCount(id),
             this.#frontier.podFaults(id),
+            this.#frontier.backlogLength(id),
           ]),
         ),
       ),
     ]);
     const pods = ids.map((id, i): PodView => {
       const m = members.get(id);
-      const [counters, dueHosts, faults] = perPod[i]!;
+      const [counters, dueHosts, faults, backlogHosts] = perPod[i]!;
       return {
         id,
         state: m === undefined ? 'departed' : m.alive ? 'alive' : 'expired',
@@ -191,6 +194,7 @@ export class StatsReader {
         tokens: tokensOf(snapshot, id),
         keyspaceShare: shares.get(id) ?? 0,
         dueHosts,
+        backlogHosts,
         ownedDomains: owned.owned.get(id) ?? 0,
         counters,
         faults,

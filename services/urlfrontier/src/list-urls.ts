@@ -92,6 +92,12 @@ async function queuesOf(ctx: NodeContext, inspector: FrontierInspector, p: ListU
       for (const h of page) hosts.set(h.host, { domain: h.domain, host: h.host });
       if (page.length < PAGE) break;
     }
+    // Packed domains' hosts, in the pod's backlog until claimed.
+    for (let offset = 0; offset < MAX_SCAN; offset += PAGE) {
+      const page = await inspector.backlogHosts(pod, { offset, limit: PAGE });
+      for (const h of page) hosts.set(h.host, h);
+      if (page.length < PAGE) break;
+    }
   }
   return [...hosts.values()].sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
 }

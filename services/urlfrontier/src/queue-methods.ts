@@ -126,6 +126,12 @@ export async function listQueues(ctx: NodeContext, p: Pagination): Promise<Queue
         break;
       }
     }
+    // Packed domains' hosts wait in the pod's backlog, due now.
+    for (let offset = 0; offset < MAX_LISTED_PER_POD; offset += 1000) {
+      const page = await inspector.backlogHosts(pod, { offset, limit: 1000 });
+      for (const h of page) hosts.add(h.host);
+      if (page.length < 1000) break;
+    }
   }
   const all = [...hosts].sort();
   const values = all.slice(p.start, p.start + size);

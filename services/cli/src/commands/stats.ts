@@ -89,6 +89,7 @@ export function registerStatsCommands(program: Command, ctx: CliContext): void {
           { header: 'tokens', cell: (p) => p.tokens },
           { header: 'keyspace', cell: (p) => percent(p.keyspaceShare), align: 'right' },
           { header: 'due hosts', cell: (p) => p.dueHosts },
+          { header: 'backlog', cell: (p) => p.backlogHosts },
           { header: 'live domains', cell: (p) => p.ownedDomains },
           { header: 'claimed', cell: (p) => p.counters.claimed ?? 0 },
           { header: 'fetched', cell: (p) => p.counters.fetched ?? 0 },
