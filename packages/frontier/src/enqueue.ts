@@ -34,6 +34,9 @@ interface Prepared {
 type Rejection = { code: string; reason: string; url?: string; domain?: string; host?: string };
 type Accepted = { url: string; domain: string; host: string; level: number; entry: string };
 
+/** How old the depth index's size may be when deciding whether to pack (ms). */
+const LISTED_REFRESH_MS = 5000;
+
 /** Per-item status letters of enqueue-3.lua's reply. */
 const STATUS = {
   queued: 'q',
@@ -47,6 +50,8 @@ export class Enqueuer {
   readonly #ctx: FrontierContext;
   readonly #index: DueIndex;
   readonly #canonicalizer: Canonicalizer;
+  // The depth index's size as last read, for `packAfterDomains`.
+  #listed = { count: 0, readAtMs: Number.NEGATIVE_INFINITY };
 
   constructor(ctx: FrontierContext, index: DueIndex) {
     this.#ctx = ctx;
@@ -82,6 +87,7 @@ export class Enqueuer {
     counters.add('rejected', rejected);
 
     const seen = byDomain.size > 0 ? await this.#ctx.seenLayout() : undefined;
+    const packing = byDomain.size > 0 && (await this.#packing());
     const pins = new IndexBatch();
     const owners = new Map<string, string>();
     const calls: ScriptCall[] = [];
@@ -105,7 +111,7 @@ export class Enqueuer {
           o.archiveIdleDomains ? keys.archive(domain) : '',
           seen!.bucketLoad,
           seen!.inlineMax,
-          o.archiveIdleDomains && o.packNewDomains ? 1 : 0,
+          packing ? 1 : 0,
         ];
         for (const p of chunk) args.push(p.host, p.fp, p.level, p.entry);
         calls.push({ command: C.enqueue, args });
@@ -184,6 +190,22 @@ export class Enqueuer {
     const report = { results, queued, duplicates, rejected, overCap, wokenPods: [...woken] };
     if (oom) throw new RedisOomError(oom.cause, { report, pending: pending.sort((a, b) => a - b) });
     return report;
+  }
+
+  /**
+   * Whether new small domains are packed now (`packNewDomains`, `packAfterDomains`: the depth
+   * index's size, read again once older than {@link LISTED_REFRESH_MS}).
+   */
+  async #packing(): Promise<boolean> {
+    const o = this.#ctx.options;
+    if (!o.archiveIdleDomains || !o.packNewDomains) return false;
+    if (o.packAfterDomains === 0) return true;
+    const now = performance.now();
+    if (now - this.#listed.readAtMs > LISTED_REFRESH_MS) {
+      const count = await this.#ctx.redis.zcard(this.#ctx.keys.domains());
+      this.#listed = { count, readAtMs: now };
+    }
+    return this.#listed.count >= o.packAfterDomains;
   }
 
   #prepare(item: EnqueueItem | undefined): Rejection | Accepted {

@@ -131,10 +131,18 @@ export interface FrontierOptions {
    * Keep a new small domain *packed* until a claim reaches it: its URLs, fingerprints and
    * counters in one field of its archive hash (as an archived domain, within the same
    * limits, ≤ 1 KB in all) and each host named in its owner's backlog instead of its due
-   * index. A wide crawl's domain of one URL then costs ~URL + 150 B instead of ~URL + 670 B
-   * (docs/capacity.md). Needs `archiveIdleDomains`. @default true
+   * index. A wide crawl's domain of one URL then costs ~URL + 160 B instead of ~URL + 680 B
+   * (docs/capacity.md). Like an archived domain, a packed one is read by name and counted
+   * in `archivedDomains`, not listed in the domain indexes (`domains()`); pods list theirs
+   * with `backlogHosts`. Needs `archiveIdleDomains`. @default true
    */
   packNewDomains?: boolean;
+  /**
+   * Pack new domains only once the depth index lists this many live domains (read at most
+   * every 5 s): a small crawl keeps every domain listed; a wide one packs the long tail.
+   * 0 = always. @default 1000
+   */
+  packAfterDomains?: number;
   /** URLs per enqueue script call (bounds the time Redis spends in one script). @default 1000 */
   enqueueChunk?: number;
   /**
@@ -201,6 +209,7 @@ const DEFAULTS = {
   enqueueChunk: 1000,
   archiveIdleDomains: true,
   packNewDomains: true,
+  packAfterDomains: 1000,
 } as const;
 
 /** Heritrix's default `delayFactor`: the adaptive delay's factor when none is given. */
@@ -210,6 +219,7 @@ const HERITRIX_DELAY_FACTOR = 5;
 export const MAX_REFETCH_MS = 31_536_000_000;
 
 const NON_NEGATIVE_INTS = [
+  'packAfterDomains',
   'refetchAfterMs',
   'refetchMinMs',
   'refetchMaxMs',

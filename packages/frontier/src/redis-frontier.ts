@@ -269,8 +269,8 @@ export class RedisFrontier {
   /**
    * Forgets a pod that left: drops it from the pods set (so reindex, reclaim and the
    * stats readers stop visiting it) and deletes its due index, index bookkeeping and
-   * counters — only when its due index is empty (returns false otherwise, changing
-   * nothing). The global counters keep what it did. The membership layer calls this once a
+   * counters — only when its due index and backlog are empty (returns false otherwise,
+   * changing nothing). The global counters keep what it did. The membership layer calls this once a
    * departed pod has held nothing for its retention period.
    */
   forgetPod(pod: string): Promise<boolean> {

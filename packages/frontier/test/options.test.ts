@@ -23,6 +23,8 @@ describe('resolveOptions', () => {
       defaultDelayMs: 1000,
       defaultConcurrency: 1,
       maxQueuedPerDomain: 1_000_000,
+      packNewDomains: true,
+      packAfterDomains: 1000,
     });
   });
 
@@ -42,6 +44,8 @@ describe('resolveOptions', () => {
       [{ onBackgroundError: 'log' }, 'onBackgroundError', /got "log" \(string\)/],
       [{ seenBucketLoad: 0 }, 'seenBucketLoad', /integer from 1 to 100000, got 0/],
       [{ seenInlineMax: 1.5 }, 'seenInlineMax', /got 1.5 \(number\)/],
+      [{ packNewDomains: 'yes' }, 'packNewDomains', /a boolean, got "yes"/],
+      [{ packAfterDomains: -1 }, 'packAfterDomains', /non-negative integer, got -1/],
     ];
     for (const [extra, option, message] of cases) {
       let error: unknown;
