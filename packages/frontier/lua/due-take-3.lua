@@ -5,10 +5,11 @@
   them; the claimer's index-update then sets their real score (a claimer that dies only
   delays its hosts by the hold).
 
-  With room left, it takes the rest from the pod's backlog (hosts of packed domains,
-  index-update-3.lua), oldest first: each becomes a held entry of the index (the claim's
-  index-update scores it, as any), so a claimer that dies before its visit leaves it due
-  after the hold, not lost. A name already in the index is left to its entry there.
+  It also takes from the pod's backlog (hosts of packed domains, index-update-3.lua), oldest
+  first: half the take while both have hosts, all the room the index leaves. Each name
+  becomes a held entry of the index (the claim's index-update scores it, as any), so a
+  claimer that dies before its visit leaves it due after the hold, not lost. A name already
+  in the index is left to its entry there.
 
   KEYS[1] due index   ZSET member "<domain>/<host>" -> due ms
   KEYS[2] due meta    HASH (untouched; named for the slot and for the header)
@@ -29,13 +30,24 @@
 
 local now = now_ms()
 local lead = tonumber(ARGV[3]) or 0
-local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now + lead, 'LIMIT', 0, tonumber(ARGV[1]))
+local max = tonumber(ARGV[1])
+local drain = ARGV[4] == '1'
+-- While both have hosts, half the take is the backlog's (the odd one by the ms's parity, so
+-- a claim of one alternates): hosts that came due in the index (finished ones whose pins
+-- lapsed, to be parked) must not starve the backlog's, nor the reverse.
+local share = 0
+if drain then
+  share = math.floor(max / 2)
+  if max % 2 == 1 and math.floor(now) % 2 == 1 then share = share + 1 end
+  share = math.min(share, redis.call('LLEN', KEYS[3]))
+end
+local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now + lead, 'LIMIT', 0, max - share)
 local hold = now + tonumber(ARGV[2])
 for _, m in ipairs(members) do
   redis.call('ZADD', KEYS[1], hold, m)
 end
-local room = tonumber(ARGV[1]) - #members
-if room > 0 and ARGV[4] == '1' then
+local room = max - #members
+if room > 0 and drain then
   for _, m in ipairs(redis.call('LPOP', KEYS[3], room) or {}) do
     if redis.call('ZADD', KEYS[1], 'NX', hold, m) == 1 then members[#members + 1] = m end
   end
