@@ -194,14 +194,16 @@ export class Enqueuer {
 
   /**
    * Whether new small domains are packed now (`packNewDomains`, `packAfterDomains`: the depth
-   * index's size, read again once older than {@link LISTED_REFRESH_MS}).
+   * index's size, read again while below it or once older than {@link LISTED_REFRESH_MS}).
    */
   async #packing(): Promise<boolean> {
     const o = this.#ctx.options;
     if (!o.archiveIdleDomains || !o.packNewDomains) return false;
     if (o.packAfterDomains === 0) return true;
     const now = performance.now();
-    if (now - this.#listed.readAtMs > LISTED_REFRESH_MS) {
+    // Below the threshold it is read on every call (one ZCARD): a wide seed crosses it fast.
+    const stale = now - this.#listed.readAtMs > LISTED_REFRESH_MS;
+    if (stale || this.#listed.count < o.packAfterDomains) {
       const count = await this.#ctx.redis.zcard(this.#ctx.keys.domains());
       this.#listed = { count, readAtMs: now };
     }

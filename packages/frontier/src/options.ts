@@ -138,9 +138,9 @@ export interface FrontierOptions {
    */
   packNewDomains?: boolean;
   /**
-   * Pack new domains only once the depth index lists this many live domains (read at most
-   * every 5 s): a small crawl keeps every domain listed; a wide one packs the long tail.
-   * 0 = always. @default 1000
+   * Pack new domains only once the depth index lists this many live domains (read on every
+   * enqueue while below, then at most every 5 s): a small crawl keeps every domain listed;
+   * a wide one packs its long tail. 0 = always. @default 1000
    */
   packAfterDomains?: number;
   /** URLs per enqueue script call (bounds the time Redis spends in one script). @default 1000 */
