@@ -131,7 +131,7 @@ export interface FrontierOptions {
    * Keep a new small domain *packed* until a claim reaches it: its URLs, fingerprints and
    * counters in one field of its archive hash (as an archived domain, within the same
    * limits, ≤ 1 KB in all) and each host named in its owner's backlog instead of its due
-   * index. A wide crawl's domain of one URL then costs ~URL + 160 B instead of ~URL + 680 B
+   * index. A wide crawl's domain of one URL then costs URL + 124–172 B instead of ~URL + 680 B
    * (docs/capacity.md). Like an archived domain, a packed one is read by name and counted
    * in `archivedDomains`, not listed in the domain indexes (`domains()`); pods list theirs
    * with `backlogHosts`. Needs `archiveIdleDomains`. @default true
