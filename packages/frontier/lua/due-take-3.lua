@@ -9,7 +9,8 @@
   first: half the take while both have hosts, all the room the index leaves. Each name
   becomes a held entry of the index (the claim's index-update scores it, as any), so a
   claimer that dies before its visit leaves it due after the hold, not lost. A name already
-  in the index is left to its entry there.
+  in the index is visited too, its entry brought down to the hold if it was later (a second
+  visit of a host costs a claim visit, never a second lease: claim-2.lua's gate decides).
 
   KEYS[1] due index   ZSET member "<domain>/<host>" -> due ms
   KEYS[2] due meta    HASH (untouched; named for the slot and for the header)
@@ -48,8 +49,16 @@ for _, m in ipairs(members) do
 end
 local room = max - #members
 if room > 0 and drain then
+  local taken = {}
+  for _, m in ipairs(members) do taken[m] = true end
   for _, m in ipairs(redis.call('LPOP', KEYS[3], room) or {}) do
-    if redis.call('ZADD', KEYS[1], 'NX', hold, m) == 1 then members[#members + 1] = m end
+    -- LT: a name already listed is brought down to the hold, not left where it is (an older
+    -- update landing after the 'packed' one, whose seq it forgot, may have put it at +inf).
+    redis.call('ZADD', KEYS[1], 'LT', hold, m)
+    if not taken[m] then
+      taken[m] = true
+      members[#members + 1] = m
+    end
   end
 end
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')

@@ -17,6 +17,7 @@
 
 local now = now_ms()
 for _, m in ipairs(redis.call('LPOP', KEYS[3], tonumber(ARGV[1])) or {}) do
-  redis.call('ZADD', KEYS[1], 'NX', now, m)
+  -- LT: an entry already there (at +inf after an older update) is brought down to now.
+  redis.call('ZADD', KEYS[1], 'LT', now, m)
 end
 return redis.call('LLEN', KEYS[3])

@@ -26,7 +26,7 @@
   What stays out of the archive (the domain is then not archived): more than
   ARCHIVE_MAX_HOSTS hosts or ARCHIVE_MAX_SEEN fingerprints, anything queued, leased, out,
   scheduled for refetch or dead-lettered, a host whose next request is not yet allowed, a
-  host or domain block, other crawls' requests in flight. A default-crawl host's politeness
+  host or domain block, a paused domain, other crawls' requests in flight. A default-crawl host's politeness
   fields (host.lua: every crawl reads them) stay in its hash: only the crawl's own fields move.
 ]]
 local ARCHIVE_MAX_HOSTS = 8
@@ -96,7 +96,10 @@ local function archive_try(root, dkey, akey, now, packing)
   if redis.call('EXISTS', dkey) == 0 or redis.call('HEXISTS', akey, field) == 1 then return false end
   local own = polite_root(root) == root
   local d = hash_table(dkey)
-  if ((tonumber(d.q) or 0) ~= 0 and not packing) or (tonumber(d.f) or 0) ~= 0 or d.bu then return false end
+  -- A paused domain stays live: resume (pause-3.lua) clears the flag in its live hash only.
+  if ((tonumber(d.q) or 0) ~= 0 and not packing) or (tonumber(d.f) or 0) ~= 0 or d.bu or d.paused then
+    return false
+  end
   if d.q == '0' then d.q = nil end
   local nseen = tonumber(d.seen) or 0
   if nseen > ARCHIVE_MAX_SEEN then return false end
@@ -258,6 +261,9 @@ end
 local function archive_unpack(root, dkey, akey, load, inline_max)
   if not akey or akey == '' or redis.call('HEXISTS', dkey, 'enq') == 1 then return nil end
   local value = archive_value(root, akey)
-  if not value or not string.find(value, '\n\n', 1, true) then return nil end
+  if not value then return nil end
+  -- The queues' mark is looked for after the fingerprints (binary: they may hold it).
+  local n, pos = string.match(value, '^(%d+):()')
+  if not string.find(value, '\n\n', pos + 8 * tonumber(n), true) then return nil end
   return archive_revive(root, dkey, akey, value, load, inline_max)
 end
