@@ -148,10 +148,19 @@ async function floor(redis: Redis, perCall: number): Promise<number> {
   return (await window()).cpuUs / hosts.length;
 }
 
-/** The frontier's own claim+complete of one URL on each of HOSTS domains (the baseline). */
-async function frontierClaimComplete(redis: Redis): Promise<number> {
+/**
+ * The frontier's own claim+complete of one URL on each of HOSTS domains: live domains (the
+ * baseline), or packed ones (`packNewDomains`, each claim unfolding its domain).
+ */
+async function frontierClaimComplete(redis: Redis, packed: boolean): Promise<number> {
   await redis.flushall();
-  const frontier = new RedisFrontier({ redis, ownerOf: () => 'bench', defaultDelayMs: 0 });
+  const frontier = new RedisFrontier({
+    redis,
+    ownerOf: () => 'bench',
+    defaultDelayMs: 0,
+    packNewDomains: packed,
+    packAfterDomains: 0,
+  });
   const urls = Array.from(
     { length: HOSTS },
     (_, j) => `https://www.site${j}.com/articles/${j}/a-page-title`,
@@ -192,8 +201,11 @@ try {
   console.log(
     `redis ${version}; ${fmt(HOSTS)} hosts of one URL; Redis CPU per claimed+completed URL`,
   );
-  const baseline = await frontierClaimComplete(redis);
-  const rows: [string, number][] = [['frontier claim + completeMany (baseline)', baseline]];
+  const baseline = await frontierClaimComplete(redis, false);
+  const rows: [string, number][] = [
+    ['frontier claim + completeMany (baseline)', baseline],
+    ['frontier, packed domains (claim unfolds)', await frontierClaimComplete(redis, true)],
+  ];
   for (const perCall of [1, BATCH]) {
     const us = await floor(redis, perCall);
     rows.push([`floor, ${perCall} host${perCall > 1 ? 's' : ''} per script call`, us]);
