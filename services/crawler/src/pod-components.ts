@@ -52,6 +52,7 @@ export function newFrontier(
     backoffBaseMs: s.backoffBaseMs,
     backoffMaxMs: s.backoffMaxMs,
     archiveIdleDomains: !s.keepIdleDomains,
+    packAfterDomains: s.packAfterDomains,
     onBackgroundError: (error, operation) =>
       log.warn({ err: error, operation }, 'frontier background operation failed'),
   });

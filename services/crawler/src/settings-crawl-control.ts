@@ -22,6 +22,19 @@ export const CRAWL_CONTROL_SETTINGS = {
     default: false,
   },
   /**
+   * Keep a new small domain packed (the frontier's `packNewDomains`: its queue in one archive
+   * field, ~URL + 150 B instead of ~URL + 680 B) until a claim reaches it, once the domain
+   * listings hold this many domains: a wide crawl's long tail, which the listings then leave
+   * until claimed (readable by name). Off with `keepIdleDomains`.
+   */
+  packAfterDomains: {
+    env: 'PACK_AFTER_DOMAINS',
+    flag: 'pack-after-domains',
+    kind: 'int',
+    doc: 'pack new small domains until claimed once this many domains are listed (0 = always)',
+    default: 1000,
+  },
+  /**
    * Most URLs accepted per domain over the crawl (0 = no cap). Exact across pods: the
    * frontier's enqueue script enforces it (`maxAcceptedPerDomain`).
    */

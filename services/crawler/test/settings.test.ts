@@ -46,6 +46,7 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   ALLOW_DOMAINS: 'allowDomains',
   DENY_PATTERNS: 'denyPatterns',
   KEEP_IDLE_DOMAINS: 'keepIdleDomains',
+  PACK_AFTER_DOMAINS: 'packAfterDomains',
   MAX_PAGES_PER_DOMAIN: 'maxPagesPerDomain',
   MAX_PAGES_PER_HOST: 'maxPagesPerHost',
   DOMAIN_BUDGET: 'domainBudget',
@@ -108,6 +109,7 @@ const DEFAULTS = {
   allowDomains: undefined,
   denyPatterns: [],
   keepIdleDomains: false,
+  packAfterDomains: 1000,
   maxPagesPerDomain: 0,
   maxPagesPerHost: 0,
   domainBudget: undefined,
@@ -174,6 +176,7 @@ interface SettingOptionsContract {
   allowDomains?: string[];
   denyPatterns?: (string | RegExp)[];
   keepIdleDomains?: boolean;
+  packAfterDomains?: number;
   maxPagesPerDomain?: number;
   maxPagesPerHost?: number;
   domainBudget?: string;
