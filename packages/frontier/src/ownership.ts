@@ -145,8 +145,18 @@ export class Ownership {
     evictFrom: string | undefined,
   ): Promise<void> {
     const archived = await readArchived(this.#ctx.redis, this.#ctx.keys, domain);
-    if (!archived || archived.queues.size === 0) return;
+    if (!archived) return;
     const updates = new IndexBatch();
+    if (archived.queues.size === 0) {
+      // Archived, nothing queued: every pod's entry of its hosts goes ('gone', past any pin),
+      // or an old owner would hold and forward it for ever.
+      for (const pod of pods) {
+        for (const host of archived.hosts.keys())
+          updates.add(pod, dueMember(domain, host), 1, 'gone');
+      }
+      await this.#index.apply(updates);
+      return;
+    }
     for (const host of archived.queues.keys()) {
       updates.add(owner, dueMember(domain, host), archived.hosts.get(host)?.seq ?? '1', 'packed');
     }
