@@ -181,7 +181,14 @@ const politeness = {
 // its event loop, and a busy turn there (a GC pause, a core taken by the crawl) stamps a burst
 // of arrivals late, shortening every next gap by as much though the pod sent on time.
 const results = await readResults(redis, pod.resultsStreamKey);
-const violations = politenessViolations(sentTimeLog(log, results), politeness);
+// A send the server never logged is a mismatch of its own (sentTimeLog names the first).
+let unseenSend: string | undefined;
+let violations: ReturnType<typeof politenessViolations> = [];
+try {
+  violations = politenessViolations(sentTimeLog(log, results), politeness);
+} catch (error) {
+  unseenSend = error instanceof Error ? error.message : String(error);
+}
 const stampedShort = politenessViolations(log, politeness).length;
 
 const line = (k: string, v: unknown) => console.log(`  ${k.padEnd(34)} ${v}`);
@@ -212,6 +219,7 @@ line('reachable allowed URLs fetched', `${fetchedExpected} / ${truth.reachableAl
 line('fetched more than once (not retry)', repeats);
 line('disallowed / nofollow / traps fetched', forbidden);
 line('URLs fetched outside the truth', unexpected);
+if (unseenSend !== undefined) line('a send the server never saw', unseenSend);
 line('politeness violations (pod sends)', violations.length);
 for (const v of violations.slice(0, 5)) line(`  ${v.host}`, v.detail);
 // Shown, not judged: a count above the pod's says the test web stamped arrivals late.
@@ -221,6 +229,7 @@ const ok =
   repeats === 0 &&
   forbidden === 0 &&
   unexpected === 0 &&
+  unseenSend === undefined &&
   violations.length === 0;
 console.log(
   `\n${ok ? 'OK' : 'MISMATCH'}: ${ok ? 'every reachable allowed URL fetched once, politely' : 'see above'}`,
