@@ -17,7 +17,11 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { startEmbeddedRedis } from '../services/cli/src/embedded-redis.js';
 import { readResults, sentTimeLog } from '../test/helpers/hostile-crawl.js';
-import { politenessViolations, type RequestLogEntry } from '../test/web/analysis.js';
+import {
+  type PolitenessViolation,
+  politenessViolations,
+  type RequestLogEntry,
+} from '../test/web/analysis.js';
 import { robotsRulesFor } from '../test/web/ground-truth.js';
 import { buildModel } from '../test/web/model.js';
 import { resolveOptions } from '../test/web/options.js';
@@ -183,7 +187,7 @@ const politeness = {
 const results = await readResults(redis, pod.resultsStreamKey);
 // A send the server never logged is a mismatch of its own (sentTimeLog names the first).
 let unseenSend: string | undefined;
-let violations: ReturnType<typeof politenessViolations> = [];
+let violations: PolitenessViolation[] = [];
 try {
   violations = politenessViolations(sentTimeLog(log, results), politeness);
 } catch (error) {
