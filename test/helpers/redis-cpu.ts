@@ -4,10 +4,11 @@
  * - `INFO cpu` (`used_cpu_sys + used_cpu_user`): everything the server process spent, including
  *   reading and parsing requests and writing replies, which no command is charged for;
  * - `INFO commandstats` (calls and µs per command, after `CONFIG RESETSTAT`): the time inside each
- *   command, all Lua scripts lumped under `evalsha`;
+ *   command, all Lua scripts lumped under `evalsha` (or `fcall`, the frontier's function library);
  * - `SLOWLOG` with a threshold of 0 µs: every command with its arguments and duration, so the
  *   `evalsha` time splits by script (its first argument is the SHA1 of the script's source, which
- *   {@link scriptNamesBySha} maps back to `lua/<name>-<keys>.lua`). Logging every command costs
+ *   {@link scriptNamesBySha} maps back to `lua/<name>-<keys>.lua`; an FCALL's first argument is
+ *   the function's name, `slv3<Name>_<hash>`, for `lua/<name>-…`). Logging every command costs
  *   Redis CPU itself, so the split is taken in its own window after the clean one and applied to
  *   the clean window as shares.
  */
@@ -40,7 +41,7 @@ export function scriptNamesBySha(): Map<string, string> {
   return names;
 }
 
-/** Calls and µs inside commands, by command (or by script for `evalsha`). */
+/** Calls and µs inside commands, by command (or by script for `evalsha` and `fcall`). */
 export type CommandTimes = Map<string, { calls: number; usec: number }>;
 
 export interface RedisCpuWindow {
@@ -77,7 +78,7 @@ export async function startCpuWindow(redis: Redis): Promise<() => Promise<RedisC
 }
 
 /**
- * Logs every command for `ms` (or until `ms` settles, when a promise) and returns the `evalsha` time by script name (SHAs not known
+ * Logs every command for `ms` (or until `ms` settles, when a promise) and returns the script time by script name (SHAs not known
  * as `sha:<first 8>`). The caller's own polling is in there too; it is tiny next to a pod.
  */
 export async function scriptTimes(
@@ -105,7 +106,9 @@ export async function scriptTimes(
       const name =
         command === 'evalsha'
           ? (names.get(String(args[1])) ?? `sha:${String(args[1]).slice(0, 8)}`)
-          : command;
+          : command === 'fcall'
+            ? functionScript(String(args[1]))
+            : command;
       const t = times.get(name) ?? { calls: 0, usec: 0 };
       t.calls++;
       t.usec += usec;
@@ -128,10 +131,19 @@ export async function scriptTimes(
 
 const isScript = (name: string) => name.includes('/') || name.startsWith('sha:');
 
+/** `slv3FreeSlot_<hash>` (the frontier library's function) → `frontier/free-slot`. */
+function functionScript(fn: string): string {
+  const command = fn.replace(/^slv\d+/, '').replace(/_[0-9a-f]+$/, '');
+  return `frontier/${command.replace(/(?<!^)([A-Z])/g, '-$1').toLowerCase()}`;
+}
+
+/** Script calls: EVALSHA and FCALL (`evalsha_ro`/`fcall_ro` are not used). */
+const SCRIPT_CALLS = ['evalsha', 'fcall'];
+
 /**
  * Redis CPU per page, by script and by command. First the calls clients send (scripts,
  * XADD, GET…): calls per page (from `split`, `splitPages` pages) and µs per page inside the
- * call (the clean window's `evalsha` µs in the shares of `split`; other commands from `split`).
+ * call (the clean window's script µs in the shares of `split`; other commands from `split`).
  * Then what no call is charged for (reading requests, writing replies), and the total from
  * `INFO cpu`. Then the Redis commands scripts run inside (`commandstats` counts those too),
  * which says what a script spends its time on.
@@ -146,7 +158,11 @@ export function cpuTable(
   split: CommandTimes,
   splitPages: number,
 ): string[] {
-  const evalsha = clean.commands.get('evalsha') ?? { calls: 0, usec: 0 };
+  const scripts = { calls: 0, usec: 0 };
+  for (const name of SCRIPT_CALLS) {
+    scripts.calls += clean.commands.get(name)?.calls ?? 0;
+    scripts.usec += clean.commands.get(name)?.usec ?? 0;
+  }
   let splitScriptUsec = 0;
   for (const [name, t] of split) if (isScript(name)) splitScriptUsec += t.usec;
   const top: { name: string; calls: number; usec: number }[] = [];
@@ -157,7 +173,7 @@ export function cpuTable(
       usec: isScript(name)
         ? splitScriptUsec === 0
           ? 0
-          : (evalsha.usec * t.usec) / splitScriptUsec / pages
+          : (scripts.usec * t.usec) / splitScriptUsec / pages
         : t.usec / splitPages,
     });
   }
@@ -189,13 +205,13 @@ export function cpuTable(
     `  outside calls (reading requests, writing replies): ${cpuScale < 1 ? 'not separable: in-call wall time exceeds CPU (loaded machine)' : `${(cpu - inCalls).toFixed(1)} µs/page`}`,
   );
   let commands = 0;
-  for (const [name, t] of clean.commands) if (name !== 'evalsha') commands += t.calls;
+  for (const [name, t] of clean.commands) if (!SCRIPT_CALLS.includes(name)) commands += t.calls;
   // Commands per page hardly move with the load, unlike µs: the figure to compare runs by.
   out.push(
     `  Redis commands per page, including those scripts run: ${(commands / pages).toFixed(1)} (commandstats); top 12 by time:`,
   );
   const inner = [...clean.commands]
-    .filter(([name]) => name !== 'evalsha' && name !== 'evalsha_ro')
+    .filter(([name]) => !SCRIPT_CALLS.includes(name))
     .sort((a, b) => b[1].usec - a[1].usec)
     .slice(0, 12);
   for (const [name, t] of inner) {

@@ -21,7 +21,7 @@ export class FrontierContext {
   readonly redis: Redis | Cluster;
   /** Records the domains a non-default crawl writes, before it writes them. */
   readonly crawl: CrawlTracker;
-  readonly #errors: BackgroundErrorCounts = { 'register-pod': 0, forward: 0 };
+  readonly #errors: BackgroundErrorCounts = { 'register-pod': 0, forward: 0, 'load-functions': 0 };
   // The seen layout once settled: the options, or a read of the server that answered or
   // refused (a Cluster client that knows no master yet is asked again).
   #seenLayout: SeenLayout | undefined;

@@ -5,12 +5,21 @@
  * node when the client has `enableAutoPipelining`). Commands on one slot keep their
  * order either way, which enqueue relies on for chunks of one domain.
  *
+ * Each call goes as an FCALL of the frontier's function library while the server holds it
+ * (function-loader.ts), else as the EVALSHA script of the same name.
+ *
  * Redis refusing a write for want of memory surfaces as {@link RedisOomError} from every
  * method, so callers branch on one code whatever the client.
  */
-import type { Cluster, Redis } from 'ioredis';
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import { isOomReply, RedisOomError } from './errors.js';
-import type { ScriptCommand } from './scripts.js';
+import {
+  type FunctionLoader,
+  functionLoader,
+  isFunctionMissing,
+  type ScriptMode,
+} from './function-loader.js';
+import { frontierLibrary, type ScriptCommand } from './scripts.js';
 
 export type Arg = string | number;
 
@@ -21,14 +30,31 @@ export interface ScriptCall {
 }
 
 type ScriptHost = Record<ScriptCommand, (...args: Arg[]) => unknown>;
+type Reply = [Error | null, unknown];
+
+export interface ExecutorOptions {
+  /** Send as FCALLs of the function library (default); false keeps every call on EVALSHA. */
+  functions?: boolean;
+  /** Told when the server refuses the library (the calls then go as EVALSHA). */
+  onFunctionsRefused?: (error: Error) => void;
+}
 
 export class Executor {
   readonly #redis: Redis | Cluster;
   readonly #cluster: boolean;
+  readonly #loader: FunctionLoader | undefined;
+  readonly #onFunctionsRefused: (error: Error) => void;
 
-  constructor(redis: Redis | Cluster) {
+  constructor(redis: Redis | Cluster, options: ExecutorOptions = {}) {
     this.#redis = redis;
     this.#cluster = redis.isCluster === true;
+    if (options.functions !== false) this.#loader = functionLoader(redis, frontierLibrary());
+    this.#onFunctionsRefused = options.onFunctionsRefused ?? (() => {});
+  }
+
+  /** How calls go now: `functions` once the library is loaded, `eval` before or without it. */
+  get scriptMode(): ScriptMode {
+    return this.#loader?.current ?? 'eval';
   }
 
   get isCluster(): boolean {
@@ -40,9 +66,44 @@ export class Executor {
     return this.#send(call).catch(rethrow);
   }
 
-  #send(call: ScriptCall): Promise<unknown> {
-    const host = this.#redis as unknown as ScriptHost;
-    return host[call.command](...call.args) as Promise<unknown>;
+  async #send(call: ScriptCall, retried = false): Promise<unknown> {
+    if ((await this.#mode()) === 'eval') {
+      const host = this.#redis as unknown as ScriptHost;
+      return host[call.command](...call.args);
+    }
+    const fn = frontierLibrary().functions.get(call.command)!;
+    try {
+      return await this.#redis.call('FCALL', fn.name, fn.numberOfKeys, ...call.args);
+    } catch (error) {
+      if (retried || !isFunctionMissing(error)) throw error;
+      this.#loader?.lost();
+      return this.#send(call, true);
+    }
+  }
+
+  #mode(): ScriptMode | Promise<ScriptMode> {
+    return this.#loader ? this.#loader.mode(this.#onFunctionsRefused) : 'eval';
+  }
+
+  /** One pipeline of `calls` (plain Redis only), each reply or error in order. */
+  async #pipeline(calls: ScriptCall[], retried = false): Promise<Reply[]> {
+    const mode = await this.#mode();
+    const pipe = this.#redis.pipeline();
+    for (const c of calls) queue(pipe, c, mode);
+    const replies = (await pipe.exec()) as Reply[] | null;
+    if (!replies) throw new Error('pipeline aborted');
+    const missing = replies.flatMap(([error], i) => (isFunctionMissing(error) ? [i] : []));
+    if (retried || missing.length === 0) return replies;
+    // The calls refused as missing did nothing: sent again, in order, once loaded again.
+    this.#loader?.lost();
+    const again = await this.#pipeline(
+      missing.map((i) => calls[i] as ScriptCall),
+      true,
+    );
+    missing.forEach((i, j) => {
+      replies[i] = again[j] as Reply;
+    });
+    return replies;
   }
 
   /**
@@ -55,11 +116,7 @@ export class Executor {
       await Promise.all(first.map((c) => this.script(c)));
       return Promise.all(then.map((c) => this.#send(c).catch(typed)));
     }
-    const pipe = this.#redis.pipeline();
-    const piped = pipe as unknown as ScriptHost;
-    for (const c of [...first, ...then]) piped[c.command](...c.args);
-    const replies = await pipe.exec();
-    if (!replies) throw new Error('pipeline aborted');
+    const replies = await this.#pipeline([...first, ...then]).catch(rethrow);
     unwrap(replies.slice(0, first.length));
     return replies.slice(first.length).map(([error, value]) => (error ? typed(error) : value));
   }
@@ -75,16 +132,21 @@ export class Executor {
       await Promise.all(first.map((c) => this.script(c)));
       return Promise.all(then.map((c) => this.script(c)));
     }
-    const pipe = this.#redis.pipeline();
-    const piped = pipe as unknown as ScriptHost;
-    for (const c of [...first, ...then]) piped[c.command](...c.args);
-    const replies = await pipe.exec().catch(rethrow);
+    const replies = await this.#pipeline([...first, ...then]).catch(rethrow);
     return unwrap(replies).slice(first.length);
   }
 }
 
-function unwrap(replies: [Error | null, unknown][] | null): unknown[] {
-  if (!replies) throw new Error('pipeline aborted');
+function queue(pipe: ChainableCommander, call: ScriptCall, mode: ScriptMode): void {
+  if (mode === 'eval') {
+    (pipe as unknown as ScriptHost)[call.command](...call.args);
+    return;
+  }
+  const fn = frontierLibrary().functions.get(call.command)!;
+  pipe.call('FCALL', fn.name, fn.numberOfKeys, ...call.args);
+}
+
+function unwrap(replies: Reply[]): unknown[] {
   return replies.map(([error, value]) => {
     if (error) throw typed(error);
     return value;

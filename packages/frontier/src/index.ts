@@ -24,6 +24,7 @@ export {
   LeaseNotHeldError,
   RedisOomError,
 } from './errors.js';
+export type { ScriptMode } from './function-loader.js';
 export type { FrontierLostRecord } from './identity.js';
 export { FrontierInspector } from './inspector.js';
 export { FRONTIER_LUA_INCLUDES, type LoadedScript, luaScripts } from './lua-scripts.js';

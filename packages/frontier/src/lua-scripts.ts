@@ -13,7 +13,14 @@ import type { Cluster, Redis } from 'ioredis';
 export interface LoadedScript<Command extends string> {
   command: Command;
   numberOfKeys: number;
+  /** The script as EVAL runs it: shebang, header, includes expanded, body. */
   lua: string;
+  /** The shebang's flags (`allow-oom`, …), for the same function in a library. */
+  flags: string[];
+  /** The names of the includes it asks for, in its order. */
+  includes: string[];
+  /** The script without its shebang and include lines (the function's body). */
+  body: string;
 }
 
 /** The frontier's shared Lua fragments (`time`, `host`, …), for other packages' scripts. */
@@ -24,13 +31,15 @@ export const FRONTIER_LUA_INCLUDES = join(
   'includes',
 );
 
+const INCLUDE_LINE = /^--@include "([a-z-]+)"\s*$/gm;
+
 /** `source` with its `--@include` lines expanded (each include once: they define locals). */
 export function expand(
   includeDirs: readonly string[],
   source: string,
   seen = new Set<string>(),
 ): string {
-  return source.replace(/^--@include "([a-z-]+)"\s*$/gm, (_line, name: string) => {
+  return source.replace(INCLUDE_LINE, (_line, name: string) => {
     // Each include once per script: they define locals that must not be redefined.
     if (seen.has(name)) return '';
     seen.add(name);
@@ -51,6 +60,7 @@ export function luaScripts<Commands extends Record<string, string>>(
 ): {
   load(): LoadedScript<Commands[keyof Commands]>[];
   define(client: Redis | Cluster): void;
+  includeDirs: readonly string[];
 } {
   const includeDirs = options.includeDirs ?? [join(luaDir, 'includes')];
   let cache: LoadedScript<Commands[keyof Commands]>[] | undefined;
@@ -63,14 +73,24 @@ export function luaScripts<Commands extends Record<string, string>>(
       if (!match) continue;
       const command = commands[match[1] as keyof Commands];
       if (!command) throw new Error(`lua/${file} has no entry in SCRIPT_COMMANDS`);
-      const lua = expand(includeDirs, readFileSync(join(luaDir, file), 'utf8'), new Set());
-      scripts.push({ command, numberOfKeys: Number(match[2]), lua });
+      const source = readFileSync(join(luaDir, file), 'utf8');
+      const lua = expand(includeDirs, source, new Set());
+      const shebang = /^#!lua(?: flags=(\S+))?\n/.exec(source);
+      scripts.push({
+        command,
+        numberOfKeys: Number(match[2]),
+        lua,
+        flags: shebang?.[1]?.split(',') ?? [],
+        includes: [...source.matchAll(INCLUDE_LINE)].map((m) => m[1] as string),
+        body: source.slice(shebang?.[0].length ?? 0).replace(INCLUDE_LINE, ''),
+      });
     }
     cache = scripts;
     return scripts;
   };
   return {
     load,
+    includeDirs,
     define(client) {
       if (defined.has(client)) return;
       for (const script of load()) {

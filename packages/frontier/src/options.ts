@@ -5,7 +5,7 @@ import { FrontierOptionsError } from './errors.js';
 import type { CanonicalizeOptions } from './types.js';
 
 /** Work the frontier starts without a caller awaiting it (see `onBackgroundError`). */
-export type BackgroundOperation = 'register-pod' | 'forward';
+export type BackgroundOperation = 'register-pod' | 'forward' | 'load-functions';
 
 /** Options of a standalone {@link FrontierInspector}: reads need no pod and no ring. */
 export interface FrontierInspectorOptions {
@@ -143,6 +143,15 @@ export interface FrontierOptions {
    * a wide one packs its long tail. 0 = always. @default 1000
    */
   packAfterDomains?: number;
+  /**
+   * Run the scripts as one Redis Function library (`FUNCTION LOAD` once per client, then
+   * `FCALL`): their shared helpers are defined once instead of on every call (~16 µs of
+   * Redis CPU per crawled page). A server that refuses the library (Redis before 7.0, an ACL
+   * without `FUNCTION`, a full server) gets the same scripts by EVALSHA, retried every 30 s
+   * and reported once to `onBackgroundError` as `load-functions`; false always uses EVALSHA.
+   * @default true
+   */
+  redisFunctions?: boolean;
   /** URLs per enqueue script call (bounds the time Redis spends in one script). @default 1000 */
   enqueueChunk?: number;
   /**
@@ -163,8 +172,9 @@ export interface FrontierOptions {
   canonicalize?: CanonicalizeOptions;
   /**
    * Called when work the frontier does in the background fails: `register-pod` (adding a
-   * pod to the pods set; retried by the pod's next call) or `forward` (moving a host a
-   * claim found in the wrong pod's due index; retried by a claim after `claimHoldMs`).
+   * pod to the pods set; retried by the pod's next call), `forward` (moving a host a
+   * claim found in the wrong pod's due index; retried by a claim after `claimHoldMs`) or
+   * `load-functions` (the server refused the function library: see `redisFunctions`).
    * Each failure is also counted in `RedisFrontier.backgroundErrors`. Must not throw.
    * @default none (counted only)
    */
@@ -209,6 +219,7 @@ const DEFAULTS = {
   enqueueChunk: 1000,
   archiveIdleDomains: true,
   packNewDomains: true,
+  redisFunctions: true,
   packAfterDomains: 1000,
 } as const;
 
@@ -344,6 +355,9 @@ export function resolveOptions(options: FrontierOptions): ResolvedOptions {
       budget,
       'null or { pages, periodMs } of positive integers',
     );
+  }
+  if (typeof resolved.redisFunctions !== 'boolean') {
+    throw new FrontierOptionsError('redisFunctions', resolved.redisFunctions, 'a boolean');
   }
   if (typeof resolved.packNewDomains !== 'boolean') {
     throw new FrontierOptionsError('packNewDomains', resolved.packNewDomains, 'a boolean');

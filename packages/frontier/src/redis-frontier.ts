@@ -12,6 +12,7 @@ import { DueIndex } from './due-index.js';
 import { Enqueuer } from './enqueue.js';
 import type { FrontierError } from './errors.js';
 import { Executor } from './executor.js';
+import type { ScriptMode } from './function-loader.js';
 import { FrontierIdentity } from './identity.js';
 import { FrontierInspector } from './inspector.js';
 import { FrontierKeys } from './keys.js';
@@ -67,7 +68,10 @@ export class RedisFrontier {
     this.#ctx = new FrontierContext(
       resolved,
       new FrontierKeys(resolved.prefix, resolved.crawlId),
-      new Executor(resolved.redis),
+      new Executor(resolved.redis, {
+        functions: resolved.redisFunctions,
+        onFunctionsRefused: (error) => this.#ctx.backgroundError('load-functions', error),
+      }),
     );
     defineScripts(resolved.redis);
     this.inspector = new FrontierInspector({
@@ -109,11 +113,21 @@ export class RedisFrontier {
   /**
    * Failures of work this instance did in the background, per operation, since it was
    * built (each also passed to the `onBackgroundError` option): `register-pod` and
-   * `forward`. Both are retried by later calls; a count that keeps growing means Redis
-   * refuses the writes.
+   * `forward`, both retried by later calls (a count that keeps growing means Redis
+   * refuses the writes), and `load-functions`, once when the server refuses the function
+   * library (see {@link scriptMode}).
    */
   get backgroundErrors(): Readonly<BackgroundErrorCounts> {
     return this.#ctx.backgroundErrors;
+  }
+
+  /**
+   * How this instance's script calls go now: `functions` (FCALL of the function library,
+   * loaded by the first call) or `eval` (EVALSHA: before the first call, with
+   * `redisFunctions: false`, or on a server that refused the library).
+   */
+  get scriptMode(): ScriptMode {
+    return this.#ctx.exec.scriptMode;
   }
 
   /** The pub/sub channel on which a pod's new earliest due time is published. */

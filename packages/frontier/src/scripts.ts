@@ -7,6 +7,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Result } from 'ioredis';
+import { buildLibrary, type ScriptLibrary } from './lua-library.js';
 import { luaScripts } from './lua-scripts.js';
 
 /** Bump when a script's KEYS/ARGV/reply contract changes, so old and new never mix. */
@@ -78,3 +79,11 @@ export const loadScripts = scripts.load;
 
 /** Defines every frontier script on a client (idempotent per client). */
 export const defineScripts = scripts.define;
+
+let library: ScriptLibrary<ScriptCommand> | undefined;
+
+/** Every frontier script as one function library (built once per process). */
+export function frontierLibrary(): ScriptLibrary<ScriptCommand> {
+  library ??= buildLibrary('shardline_frontier', scripts.load(), scripts.includeDirs);
+  return library;
+}

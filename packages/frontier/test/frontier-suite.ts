@@ -1010,7 +1010,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       expect(leases.map((l) => l.url)).toEqual(['https://own.example/1']);
       await f.forwarded();
       // The failed move is counted and reported, not dropped.
-      expect(f.backgroundErrors).toEqual({ 'register-pod': 0, forward: 1 });
+      expect(f.backgroundErrors).toEqual({ 'register-pod': 0, forward: 1, 'load-functions': 0 });
       expect(reported.map(([operation]) => operation)).toEqual(['forward']);
       expect(reported[0]![1].message).toMatch(/WRONGTYPE/);
       // The failed move left the host held in pod-a's index; once the pods set is sound
@@ -1046,7 +1046,7 @@ export function describeFrontier(name: string, start: () => Promise<SuiteBackend
       // The failed pod was forgotten, so its next call registers it again.
       await f.reap({ pod: 'pod-z' });
       await vi.waitFor(async () => expect(await f.inspector.pods()).toEqual(['pod-z']));
-      expect(f.backgroundErrors).toEqual({ 'register-pod': 1, forward: 0 });
+      expect(f.backgroundErrors).toEqual({ 'register-pod': 1, forward: 0, 'load-functions': 0 });
     });
 
     it('keeps the seen-set in intset buckets that split as a domain grows, still exact', async () => {

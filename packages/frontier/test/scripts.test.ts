@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildLibrary } from '../src/lua-library.js';
 import { luaScripts } from '../src/lua-scripts.js';
 import { loadScripts, SCRIPT_COMMANDS } from '../src/scripts.js';
 
@@ -62,5 +63,76 @@ describe('luaScripts', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('buildLibrary', () => {
+  /** Scripts `name-1.lua` → source in a temp lua dir with `includes`, as one library. */
+  function library(files: Record<string, string>, includes: Record<string, string>) {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-lib-'));
+    try {
+      mkdirSync(join(dir, 'includes'));
+      for (const [name, text] of Object.entries(includes)) {
+        writeFileSync(join(dir, 'includes', `${name}.lua`), text);
+      }
+      const commands: Record<string, string> = {};
+      for (const [name, text] of Object.entries(files)) {
+        writeFileSync(join(dir, `${name}-1.lua`), text);
+        commands[name] = name;
+      }
+      const scripts = luaScripts(dir, commands);
+      return buildLibrary('t', scripts.load(), scripts.includeDirs);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('defines every include once, before any script, in an order every script agrees with', () => {
+    const lib = library(
+      {
+        a: '#!lua flags=allow-oom\n--@include "time"\n--@include "host"\nreturn now() + host()\n',
+        b: '#!lua\n--@include "host"\n--@include "seen"\nreturn seen()\n',
+        c: '--@include "time"\n--@include "seen"\nreturn 1\n',
+      },
+      {
+        time: 'local function now() return 1 end\n',
+        host: 'local function host() return now() end\n',
+        seen: 'local function seen() return host() end\n',
+      },
+    );
+    const at = (text: string) => lib.code.indexOf(text);
+    expect(lib.code.startsWith(`#!lua name=${lib.name}\n`)).toBe(true);
+    expect(at('local function now(')).toBeLessThan(at('local function host('));
+    expect(at('local function host(')).toBeLessThan(at('local function seen('));
+    expect(at('local function seen(')).toBeLessThan(at('redis.register_function'));
+    expect(lib.code.match(/local function host\(/g)).toHaveLength(1);
+    const a = lib.functions.get('a')!;
+    expect(a).toEqual({ name: `a_${lib.name.slice(2)}`, numberOfKeys: 1 });
+    expect(lib.code).toContain(`function_name = '${a.name}', flags = { 'allow-oom' }`);
+    // No shebang in a body, no include line left.
+    expect(lib.code.match(/#!lua/g)).toHaveLength(1);
+    expect(lib.code).not.toMatch(/--@include/);
+  });
+
+  it('names change with the code, so two versions never call each other', () => {
+    const inc = { time: 'local function now() return 1 end\n' };
+    const one = library({ a: '--@include "time"\nreturn now()\n' }, inc);
+    const two = library({ a: '--@include "time"\nreturn now() + 1\n' }, inc);
+    expect(one.name).not.toBe(two.name);
+    expect(one.functions.get('a')!.name).not.toBe(two.functions.get('a')!.name);
+    expect(library({ a: '--@include "time"\nreturn now()\n' }, inc).name).toBe(one.name);
+  });
+
+  it('refuses includes asked for in conflicting orders, and a name two includes define', () => {
+    const inc = { x: 'local function x() end\n', y: 'local function y() end\n' };
+    expect(() =>
+      library(
+        { a: '--@include "x"\n--@include "y"\n', b: '--@include "y"\n--@include "x"\n' },
+        inc,
+      ),
+    ).toThrow(/orders that conflict/);
+    expect(() =>
+      library({ a: '--@include "x"\n--@include "z"\n' }, { ...inc, z: 'local LIMIT, x = 1, 2\n' }),
+    ).toThrow(/"x" is defined by two includes/);
   });
 });
