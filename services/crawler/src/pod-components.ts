@@ -53,6 +53,7 @@ export function newFrontier(
     backoffMaxMs: s.backoffMaxMs,
     archiveIdleDomains: !s.keepIdleDomains,
     packAfterDomains: s.packAfterDomains,
+    redisFunctions: !s.evalScripts,
     onBackgroundError: (error, operation) =>
       log.warn({ err: error, operation }, 'frontier background operation failed'),
   });

@@ -78,6 +78,18 @@ export const POD_SETTINGS = {
     doc: 'Redis key prefix',
     default: 'sl',
   },
+  /**
+   * The frontier's scripts go as FCALLs of one Redis Function library by default (Redis 7.0+;
+   * a server that refuses it gets EVALSHA, logged once). This keeps them on EVALSHA: for a
+   * proxy or managed Redis that passes EVALSHA but not FUNCTION, and for A/B measurements.
+   */
+  evalScripts: {
+    env: 'EVAL_SCRIPTS',
+    flag: 'eval-scripts',
+    kind: 'bool',
+    doc: 'send the frontier scripts by EVALSHA instead of loading them as a Redis function library',
+    default: false,
+  },
   crawlId: {
     env: 'CRAWL_ID',
     flag: 'crawl-id',

@@ -45,6 +45,7 @@ const ENV_CONTRACT: Record<string, PodSettingName> = {
   SAME_DOMAIN_ONLY: 'sameDomainOnly',
   ALLOW_DOMAINS: 'allowDomains',
   DENY_PATTERNS: 'denyPatterns',
+  EVAL_SCRIPTS: 'evalScripts',
   KEEP_IDLE_DOMAINS: 'keepIdleDomains',
   PACK_AFTER_DOMAINS: 'packAfterDomains',
   MAX_PAGES_PER_DOMAIN: 'maxPagesPerDomain',
@@ -108,6 +109,7 @@ const DEFAULTS = {
   sameDomainOnly: false,
   allowDomains: undefined,
   denyPatterns: [],
+  evalScripts: false,
   keepIdleDomains: false,
   packAfterDomains: 1000,
   maxPagesPerDomain: 0,
@@ -175,6 +177,7 @@ interface SettingOptionsContract {
   sameDomainOnly?: boolean;
   allowDomains?: string[];
   denyPatterns?: (string | RegExp)[];
+  evalScripts?: boolean;
   keepIdleDomains?: boolean;
   packAfterDomains?: number;
   maxPagesPerDomain?: number;
