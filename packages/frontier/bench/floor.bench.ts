@@ -16,9 +16,11 @@
  * - `BATCH` hosts per script call, their keys under one hash tag (a bucket of domains in one
  *   slot: the shape the wide-crawl issue's hint names).
  *
- * Prints Redis CPU (`INFO cpu`) per claimed+completed URL and URLs per Redis CPU-second;
- * then what defining the included helpers costs the frontier's main scripts on every call:
- * each script's `--@include`s followed by `return 1`, against a bare `return 1`, pipelined.
+ * Prints Redis CPU (`INFO cpu`) per claimed+completed URL and URLs per Redis CPU-second, the
+ * frontier's scripts sent both as EVALSHA and as FCALLs of its function library (the default);
+ * then what defining the included helpers costs the frontier's main scripts on every EVALSHA
+ * (what the library saves): each script's `--@include`s followed by `return 1`, against a bare
+ * `return 1`, pipelined.
  *
  *   npm run bench -- frontier/bench/floor          (20,000 hosts per shape)
  *   BENCH_FLOOR_HOSTS=100000 npm run bench -- frontier/bench/floor
@@ -149,17 +151,23 @@ async function floor(redis: Redis, perCall: number): Promise<number> {
 }
 
 /**
- * The frontier's own claim+complete of one URL on each of HOSTS domains: live domains (the
- * baseline), or packed ones (`packNewDomains`, each claim unfolding its domain).
+ * The frontier's own claim+complete of one URL on each of HOSTS domains: live domains sent as
+ * EVALSHA (the baseline) or as FCALLs of the function library (the default), or packed ones
+ * (`packNewDomains`, each claim unfolding its domain).
  */
-async function frontierClaimComplete(redis: Redis, packed: boolean): Promise<number> {
+async function frontierClaimComplete(
+  redis: Redis,
+  options: { packed: boolean; functions: boolean },
+): Promise<number> {
   await redis.flushall();
+  await redis.call('FUNCTION', 'FLUSH');
   const frontier = new RedisFrontier({
     redis,
     ownerOf: () => 'bench',
     defaultDelayMs: 0,
-    packNewDomains: packed,
+    packNewDomains: options.packed,
     packAfterDomains: 0,
+    redisFunctions: options.functions,
   });
   const urls = Array.from(
     { length: HOSTS },
@@ -201,10 +209,27 @@ try {
   console.log(
     `redis ${version}; ${fmt(HOSTS)} hosts of one URL; Redis CPU per claimed+completed URL`,
   );
-  const baseline = await frontierClaimComplete(redis, false);
+  // EVALSHA and the function library twice each, interleaved: the machine's drift shows.
+  const evalRuns: number[] = [];
+  const functionRuns: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    evalRuns.push(await frontierClaimComplete(redis, { packed: false, functions: false }));
+    functionRuns.push(await frontierClaimComplete(redis, { packed: false, functions: true }));
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const baseline = mean(evalRuns);
   const rows: [string, number][] = [
-    ['frontier claim + completeMany (baseline)', baseline],
-    ['frontier, packed domains (claim unfolds)', await frontierClaimComplete(redis, true)],
+    ...evalRuns.map((us, i): [string, number] => [`frontier, EVALSHA, run ${i + 1}`, us]),
+    ['frontier, EVALSHA: mean (baseline)', baseline],
+    ...functionRuns.map((us, i): [string, number] => [
+      `frontier, FCALL (library), run ${i + 1}`,
+      us,
+    ]),
+    ['frontier, FCALL: mean (the default)', mean(functionRuns)],
+    [
+      'frontier, FCALL, packed domains (claim unfolds)',
+      await frontierClaimComplete(redis, { packed: true, functions: true }),
+    ],
   ];
   for (const perCall of [1, BATCH]) {
     const us = await floor(redis, perCall);
@@ -212,11 +237,13 @@ try {
   }
   for (const [name, us] of rows) {
     console.log(
-      `  ${name.padEnd(44)} ${fmt(us, 1).padStart(7)} µs  ${fmt(1e6 / us).padStart(8)} URLs per Redis CPU-second  ${fmt(us / baseline, 2)}× baseline`,
+      `  ${name.padEnd(48)} ${fmt(us, 1).padStart(7)} µs  ${fmt(1e6 / us).padStart(8)} URLs per Redis CPU-second  ${fmt(us / baseline, 2)}× baseline`,
     );
   }
   const bare = await perCallUs(redis, 'return 1');
-  console.log(`defining the included helpers, per call (bare \`return 1\`: ${fmt(bare, 2)} µs):`);
+  console.log(
+    `defining the included helpers, per EVALSHA (bare \`return 1\`: ${fmt(bare, 2)} µs):`,
+  );
   for (const script of ['claim-2.lua', 'complete-2.lua', 'enqueue-3.lua', 'index-update-3.lua']) {
     const us = (await perCallUs(redis, includesOnly(script))) - bare;
     console.log(`  ${script.padEnd(20)} ${fmt(us, 2).padStart(6)} µs`);
