@@ -66,19 +66,26 @@ export class Executor {
     return this.#send(call).catch(rethrow);
   }
 
-  async #send(call: ScriptCall, retried = false): Promise<unknown> {
-    if ((await this.#mode()) === 'eval') {
+  // Once the mode is known, a call is written to the client synchronously, as before the
+  // library: calls and commands issued in one tick keep their order on the connection.
+  #send(call: ScriptCall, retried = false): Promise<unknown> {
+    const mode = this.#mode();
+    return typeof mode === 'string'
+      ? this.#sendIn(mode, call, retried)
+      : mode.then((known) => this.#sendIn(known, call, retried));
+  }
+
+  #sendIn(mode: ScriptMode, call: ScriptCall, retried: boolean): Promise<unknown> {
+    if (mode === 'eval') {
       const host = this.#redis as unknown as ScriptHost;
-      return host[call.command](...call.args);
+      return host[call.command](...call.args) as Promise<unknown>;
     }
     const fn = frontierLibrary().functions.get(call.command)!;
-    try {
-      return await this.#redis.call('FCALL', fn.name, fn.numberOfKeys, ...call.args);
-    } catch (error) {
+    return this.#redis.call('FCALL', fn.name, fn.numberOfKeys, ...call.args).catch((error) => {
       if (retried || !isFunctionMissing(error)) throw error;
       this.#loader?.lost();
       return this.#send(call, true);
-    }
+    });
   }
 
   #mode(): ScriptMode | Promise<ScriptMode> {
@@ -86,8 +93,14 @@ export class Executor {
   }
 
   /** One pipeline of `calls` (plain Redis only), each reply or error in order. */
-  async #pipeline(calls: ScriptCall[], retried = false): Promise<Reply[]> {
-    const mode = await this.#mode();
+  #pipeline(calls: ScriptCall[], retried = false): Promise<Reply[]> {
+    const mode = this.#mode();
+    return typeof mode === 'string'
+      ? this.#pipelineIn(mode, calls, retried)
+      : mode.then((known) => this.#pipelineIn(known, calls, retried));
+  }
+
+  async #pipelineIn(mode: ScriptMode, calls: ScriptCall[], retried: boolean): Promise<Reply[]> {
     const pipe = this.#redis.pipeline();
     for (const c of calls) queue(pipe, c, mode);
     const replies = (await pipe.exec()) as Reply[] | null;

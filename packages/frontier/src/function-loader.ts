@@ -2,9 +2,9 @@
  * Keeps the frontier's function library (lua-library.ts) loaded on one client's server(s) and
  * says how to send script calls: `functions` (FCALL) once `FUNCTION LOAD` succeeded on every
  * master, `eval` (EVALSHA, the scripts as ioredis commands) when the server refused it —
- * Redis before 7.0, an ACL without FUNCTION, a full server. The EVALSHA scripts stay defined
- * on the client either way, so a refusal never stops the frontier; it only costs the
- * per-call helper definitions the library saves.
+ * Redis before 7.0, an ACL without FUNCTION, a full server, a Cluster master out of reach. The
+ * EVALSHA scripts stay defined on the client either way, so a refusal never stops the
+ * frontier; it only costs the per-call helper definitions the library saves.
  */
 import { type Cluster, type Redis, ReplyError } from 'ioredis';
 import type { ScriptLibrary } from './lua-library.js';
@@ -85,10 +85,9 @@ export class FunctionLoader {
       );
       this.#mode = 'functions';
     } catch (error) {
-      // Not reaching the server is the caller's failure, not a refusal: the call fails as
-      // it would have, and the next one loads again.
-      if (!(error instanceof ReplyError)) throw error;
-      if (this.#mode !== 'eval') onRefused(error as Error);
+      // A refusal is reported; a master out of reach is not (the outage shows elsewhere),
+      // but calls to the masters that answer must not wait for it: EVALSHA for now either way.
+      if (error instanceof ReplyError && this.#mode !== 'eval') onRefused(error as Error);
       this.#mode = 'eval';
       this.#retryAt = Date.now() + RETRY_LOAD_MS;
     }
