@@ -2,6 +2,7 @@
  * The options and counters of {@link CrawlerPod} (`crawler-pod.ts`). The settings part of the
  * options comes from the settings table (`settings.ts`); the live objects are declared here.
  */
+import type { BackgroundErrorCounts } from '@shardline/frontier';
 import type { Assignment } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -96,12 +97,12 @@ export interface PodStats {
   /**
    * Background failures that did not stop the pod (each one is logged where it happens):
    * membership heartbeats/handoffs/sweeps and subscriber errors, the frontier's pod
-   * registration and claim forwarding, robots.txt shared-cache reads/writes and observer
+   * registration, claim forwarding and refused function library, robots.txt shared-cache reads/writes and observer
    * throws, and send-time observer throws of the fetcher.
    */
   faults: {
     membership: number;
-    frontier: { 'register-pod': number; forward: number };
+    frontier: BackgroundErrorCounts;
     robotsSharedCache: number;
     robotsObserver: number;
     fetchObserver: number;

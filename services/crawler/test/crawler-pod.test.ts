@@ -267,6 +267,32 @@ describe('CrawlerPod', () => {
     expect(web.robotsFetchCounts().get(`${web.origin('site4.test')}/robots.txt`)).toBe(1);
   });
 
+  it('crawls on EVALSHA when Redis refuses the function library, and says so once', async () => {
+    const user = `nofn${n}`;
+    await redis.call('ACL', 'SETUSER', user, 'on', 'nopass', '~*', '&*', '+@all', '-function');
+    const limited = new Redis(server.url, { username: user, maxRetriesPerRequest: null });
+    const lines: string[] = [];
+    try {
+      const pod = newPod({
+        redis: limited,
+        exitWhenIdle: { graceMs: 100 },
+        maxDepth: 1,
+        logger: pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }),
+      });
+      await pod.seed([`${web.origin('site1.test')}/`]);
+      await pod.start();
+      await pod.done;
+      const stats = pod.stats();
+      expect(stats.fetched).toBeGreaterThan(1);
+      expect(stats.faults.frontier['load-functions']).toBe(1);
+      const refusals = lines.filter((line) => line.includes('"operation":"load-functions"'));
+      expect(refusals).toHaveLength(1);
+      expect(refusals[0]).toMatch(/NOPERM/);
+    } finally {
+      limited.disconnect();
+    }
+  });
+
   it('counts a broken shared robots.txt record in stats().faults and still crawls the host', async () => {
     const pod = newPod({ exitWhenIdle: { graceMs: 100 }, maxDepth: 0 });
     const origin = web.origin('site1.test');
@@ -281,7 +307,11 @@ describe('CrawlerPod', () => {
     expect(stats.faults.robotsSharedCache).toBe(1);
     expect(await redis.type(`t${n}:robots:${origin}`)).toBe('string');
     expect(stats.faults.membership).toBe(0);
-    expect(stats.faults.frontier).toEqual({ 'register-pod': 0, forward: 0 });
+    expect(stats.faults.frontier).toEqual({
+      'register-pod': 0,
+      forward: 0,
+      'load-functions': 0,
+    });
   });
 
   it('stops accepting URLs of a domain at maxPagesPerDomain', async () => {
