@@ -61,7 +61,15 @@ export async function startApi(
     vnodes: config.ringVnodes,
     seed: config.ringSeed,
   });
-  const frontier = new RedisFrontier({ redis, ownerOf: cluster.ownerOf, prefix: config.keyPrefix });
+  // The server's logger exists only once the server does: background errors before it (none
+  // are expected before the first request) are still counted in frontier.backgroundErrors.
+  let logBackground: ((error: Error, operation: string) => void) | undefined;
+  const frontier = new RedisFrontier({
+    redis,
+    ownerOf: cluster.ownerOf,
+    prefix: config.keyPrefix,
+    onBackgroundError: (error, operation) => logBackground?.(error, operation),
+  });
   const server = await createApiServer({
     redis,
     frontier,
@@ -73,6 +81,8 @@ export async function startApi(
     ...(extras.robots ? { robots: extras.robots(redis) } : {}),
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
   });
+  logBackground = (error, operation) =>
+    server.log.warn({ err: error, operation }, 'frontier background operation failed');
   try {
     await server.listen({ host: config.host, port: config.port });
   } catch (error) {
