@@ -187,3 +187,38 @@ describe('shardline seed', () => {
     expect(result.stderr).toMatch(/^error: cannot read ".*missing\.txt" \(ENOENT\)\n$/);
   });
 });
+
+describe('shardline seed on a Redis user without FUNCTION', () => {
+  it('queues by EVALSHA and notes the refused function library once', async () => {
+    const { frontier, prefix } = fresh();
+    await redis.call(
+      'ACL',
+      'SETUSER',
+      'seednofn',
+      'on',
+      'nopass',
+      '~*',
+      '&*',
+      '+@all',
+      '-function',
+    );
+    const url = `redis://seednofn@${server.host}:${server.port}`;
+    const result = await runCliWith([
+      'seed',
+      '--redis',
+      url,
+      '--prefix',
+      prefix,
+      '--pods',
+      'pod-a',
+      'https://nofn.example/a',
+      'https://nofn.example/b',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('queued 2, duplicate 0');
+    const notes = result.stderr.split('\n').filter((line) => line.includes('load-functions'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^note: frontier load-functions: NOPERM/);
+    expect((await frontier.inspector.domainStats('nofn.example')).queued).toBe(2);
+  });
+});

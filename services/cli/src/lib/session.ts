@@ -126,6 +126,10 @@ export async function withSession<T>(
       ownerOf: ownership.ownerOf,
       prefix,
       crawlId,
+      // The command still works (a refused function library falls back to EVALSHA); the
+      // operator learns why Redis works harder, as the embedded Redis's notices say theirs.
+      onBackgroundError: (error, operation) =>
+        process.stderr.write(`note: frontier ${operation}: ${error.message}\n`),
     });
     const reader = new StatsReader(frontier.inspector, ownership.cluster);
     return await body({
