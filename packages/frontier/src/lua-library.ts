@@ -38,7 +38,7 @@ export function buildLibrary<Command extends string>(
   assertNoRedefinition(preamble);
   const hash = createHash('sha1')
     .update(preamble)
-    .update(scripts.map((s) => `${s.command}:${s.flags}:${s.body}`).join('\0'))
+    .update(scripts.map((s) => `${s.command}:${s.numberOfKeys}:${s.flags}:${s.body}`).join('\0'))
     .digest('hex')
     .slice(0, 12);
   const functions = new Map<Command, LibraryFunction>();
