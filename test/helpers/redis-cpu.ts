@@ -57,7 +57,8 @@ async function cpuUs(redis: Redis): Promise<number> {
   return (get('used_cpu_sys') + get('used_cpu_user')) * 1e6;
 }
 
-async function commandStats(redis: Redis): Promise<CommandTimes> {
+/** `INFO commandstats` now: calls and µs per command since the last `CONFIG RESETSTAT`. */
+export async function commandStats(redis: Redis): Promise<CommandTimes> {
   const stats: CommandTimes = new Map();
   for (const m of (await redis.info('commandstats')).matchAll(
     /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm,

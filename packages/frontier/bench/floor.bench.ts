@@ -160,7 +160,6 @@ async function frontierClaimComplete(
   options: { packed: boolean; functions: boolean },
 ): Promise<number> {
   await redis.flushall();
-  await redis.call('FUNCTION', 'FLUSH');
   const frontier = new RedisFrontier({
     redis,
     ownerOf: () => 'bench',

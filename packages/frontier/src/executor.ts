@@ -69,35 +69,29 @@ export class Executor {
   // Once the mode is known, a call is written to the client synchronously, as before the
   // library: calls and commands issued in one tick keep their order on the connection.
   #send(call: ScriptCall, retried = false): Promise<unknown> {
-    const mode = this.#mode();
-    return typeof mode === 'string'
-      ? this.#sendIn(mode, call, retried)
-      : mode.then((known) => this.#sendIn(known, call, retried));
-  }
-
-  #sendIn(mode: ScriptMode, call: ScriptCall, retried: boolean): Promise<unknown> {
-    if (mode === 'eval') {
-      const host = this.#redis as unknown as ScriptHost;
-      return host[call.command](...call.args) as Promise<unknown>;
-    }
-    const fn = frontierLibrary().functions.get(call.command)!;
-    return this.#redis.call('FCALL', fn.name, fn.numberOfKeys, ...call.args).catch((error) => {
-      if (retried || !isFunctionMissing(error)) throw error;
-      this.#loader?.lost();
-      return this.#send(call, true);
+    return this.#inMode((mode) => {
+      if (mode === 'eval') {
+        const host = this.#redis as unknown as ScriptHost;
+        return host[call.command](...call.args) as Promise<unknown>;
+      }
+      const [command, ...args] = fcall(call);
+      return this.#redis.call(command, ...args).catch((error) => {
+        if (retried || !isFunctionMissing(error)) throw error;
+        this.#loader?.lost();
+        return this.#send(call, true);
+      });
     });
   }
 
-  #mode(): ScriptMode | Promise<ScriptMode> {
-    return this.#loader ? this.#loader.mode(this.#onFunctionsRefused) : 'eval';
+  /** Runs `send` in the current mode: at once when it is known, after the load otherwise. */
+  #inMode<T>(send: (mode: ScriptMode) => Promise<T>): Promise<T> {
+    const mode = this.#loader ? this.#loader.mode(this.#onFunctionsRefused) : 'eval';
+    return typeof mode === 'string' ? send(mode) : mode.then(send);
   }
 
   /** One pipeline of `calls` (plain Redis only), each reply or error in order. */
   #pipeline(calls: ScriptCall[], retried = false): Promise<Reply[]> {
-    const mode = this.#mode();
-    return typeof mode === 'string'
-      ? this.#pipelineIn(mode, calls, retried)
-      : mode.then((known) => this.#pipelineIn(known, calls, retried));
+    return this.#inMode((mode) => this.#pipelineIn(mode, calls, retried));
   }
 
   async #pipelineIn(mode: ScriptMode, calls: ScriptCall[], retried: boolean): Promise<Reply[]> {
@@ -155,8 +149,14 @@ function queue(pipe: ChainableCommander, call: ScriptCall, mode: ScriptMode): vo
     (pipe as unknown as ScriptHost)[call.command](...call.args);
     return;
   }
+  const [command, ...args] = fcall(call);
+  pipe.call(command, ...args);
+}
+
+/** `call` as an FCALL of its function in the library. */
+function fcall(call: ScriptCall): [string, ...Arg[]] {
   const fn = frontierLibrary().functions.get(call.command)!;
-  pipe.call('FCALL', fn.name, fn.numberOfKeys, ...call.args);
+  return ['FCALL', fn.name, fn.numberOfKeys, ...call.args];
 }
 
 function unwrap(replies: Reply[]): unknown[] {

@@ -12,6 +12,7 @@ import {
   startRedis,
   startRedisCluster,
 } from '../../../test/helpers/redis.js';
+import { commandStats } from '../../../test/helpers/redis-cpu.js';
 import { type FrontierOptions, FrontierOptionsError, RedisFrontier } from '../src/index.js';
 import { frontierLibrary } from '../src/scripts.js';
 
@@ -19,14 +20,13 @@ import { frontierLibrary } from '../src/scripts.js';
 async function scriptCalls(
   redis: Redis,
 ): Promise<{ fcall: number; evalsha: number; eval: number; loads: number }> {
-  const info = await redis.info('commandstats');
-  const calls = (name: string) =>
-    Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+  const stats = await commandStats(redis);
+  const calls = (name: string) => stats.get(name)?.calls ?? 0;
   return {
     fcall: calls('fcall'),
     evalsha: calls('evalsha'),
     eval: calls('eval'),
-    loads: calls('function\\|load'),
+    loads: calls('function|load'),
   };
 }
 
