@@ -116,6 +116,11 @@ describe('the embedded redis-server', () => {
   it('stats, domains, domain and dead-letters read a stopped crawl from its data, and stop the server after', async () => {
     const dataDir = join(root, 'finished');
     const { cli } = await crawlWithEmbeddedRedis(dataDir);
+    // The seed needs a registered pod to own its URLs: the server answers before the pod joins.
+    await vi.waitFor(() => expect(cli.stderr()).toContain('"msg":"membership joined"'), {
+      timeout: 30_000,
+      interval: 100,
+    });
     const seeded = await runCliWith([
       'seed',
       '--data-dir',
