@@ -4,8 +4,10 @@ import { call, type Fixture, startFixture, TOKEN } from './fixture.js';
 
 let fx: Fixture;
 const lines: { level: number; msg: string; method?: string; url?: string }[] = [];
+const warnings: Error[] = [];
 
 beforeAll(async () => {
+  process.on('warning', (warning) => warnings.push(warning));
   fx = await startFixture(
     {
       logger: { level: 'info', stream: { write: (line: string) => lines.push(JSON.parse(line)) } },
@@ -28,6 +30,12 @@ describe('request log', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ level: INFO, msg: 'request', method: 'POST', url: '/v1/seeds' }),
     );
+  });
+
+  it('starts without a deprecation warning on stderr', async () => {
+    // Warnings are emitted on the next tick: one round trip lets any of the start's arrive.
+    expect((await call(fx.base, '/v1/stats')).status).toBe(200);
+    expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
   });
 
   it('answers the favicon without a 404', async () => {
