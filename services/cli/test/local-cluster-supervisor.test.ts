@@ -5,6 +5,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive } from '../src/local-cluster/control-file.js';
+import { READY_IPC_ENV, READY_MESSAGE } from '../src/local-cluster/ready-signal.js';
 import { Supervisor, type SupervisorOptions } from '../src/local-cluster/supervisor.js';
 
 const live: Supervisor[] = [];
@@ -66,6 +67,20 @@ describe('Supervisor', () => {
       ['local-0', 0, false],
       ['local-1', 0, false],
     ]);
+  });
+
+  it('counts a pod as running only once it says it has joined', async () => {
+    // local-0 says so (as a crawl pod does after joining the registry); local-1 never does.
+    const script = `process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);
+      if (process.env.POD_ID === 'local-0' && process.env.${READY_IPC_ENV} === '1')
+        setTimeout(() => process.send(${JSON.stringify(READY_MESSAGE)}), 200);`;
+    const { s } = supervisor(script, { readyAfterMs: undefined });
+    await s.scale(2);
+    expect(s.status().map((p) => p.state)).toEqual(['starting', 'starting']);
+    await until(() => (s.status()[0]?.state === 'running' ? true : undefined));
+    expect(s.status()[1]).toMatchObject({ id: 'local-1', state: 'starting' });
+    expect(isAlive(s.status()[1]!.pid!)).toBe(true);
+    await s.down();
   });
 
   it('restarts a killed pod under the same id and counts the restart', async () => {

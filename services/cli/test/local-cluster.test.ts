@@ -73,9 +73,12 @@ afterAll(async () => {
 });
 
 describe('local cluster (up / scale / status / down)', () => {
-  it('up --pods 2 --detach starts two crawl pods local-0 and local-1 that join the registry', async () => {
+  it('up --pods 2 --detach returns once pods local-0 and local-1 have joined the registry', async () => {
     // The data dir's config file is checked by up and handed to every pod.
     writeFileSync(join(dir, 'shardline.yaml'), 'maxLinksPerPage: 50\n');
+    // Redis holds every write for 4 s: the pods are alive long before they can join, and a
+    // `seed` right after `up` must still find them in the registry.
+    await redis.call('CLIENT', 'PAUSE', '4000', 'WRITE');
     const up = await cli([
       'up',
       '--pods',
@@ -109,7 +112,7 @@ describe('local cluster (up / scale / status / down)', () => {
         `--config\u0000${join(dir, 'shardline.yaml')}`,
       );
     }
-    await until(async () => ((await members()).join() === 'local-0,local-1' ? true : undefined));
+    expect(await members()).toEqual(['local-0', 'local-1']);
   });
 
   it('refuses a second up on the same data dir with one line', async () => {

@@ -35,6 +35,7 @@ import {
   podOptionsFromFlags,
   settingHelp,
 } from '../local-cluster/crawl-flags.js';
+import { signalJoined } from '../local-cluster/ready-signal.js';
 
 /** The flags of `crawl` that are not pod settings. */
 interface CrawlFlags {
@@ -223,8 +224,12 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
         if (sources.length > 0) seeded = await seedPod(pod, sources, logger);
       },
       onResult: report.observe,
-      whileRunning: (pod) =>
-        (flags.progress ?? process.stderr.isTTY) ? startProgress(pod, report, logger) : undefined,
+      whileRunning: (pod) => {
+        signalJoined();
+        return (flags.progress ?? process.stderr.isTTY)
+          ? startProgress(pod, report, logger)
+          : undefined;
+      },
       afterStop: async (pod) => {
         const stats = pod.stats();
         const summary = report.summary(stats, await hostsHeld(pod));

@@ -13,6 +13,7 @@ import { loadConfig } from '../config.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
 import { type RedisFlags, resolveRedisTarget, useEmbeddedRedis } from '../lib/redis-connect.js';
 import { withRedisOptions } from '../lib/session.js';
+import { signalJoined } from '../local-cluster/ready-signal.js';
 
 interface UrlFrontierFlags extends RedisFlags {
   port: number;
@@ -134,6 +135,7 @@ export function registerUrlFrontierCommand(program: Command): void {
           logger: log,
         });
         process.stdout.write(`shardline urlfrontier ${node.podId} listening on ${node.address}\n`);
+        signalJoined();
         await new Promise<void>((resolve) => {
           const stop = () => resolve();
           process.once('SIGTERM', stop);

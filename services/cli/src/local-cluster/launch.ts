@@ -1,7 +1,7 @@
 /**
  * `shardline up`: starts the supervisor as a child process in its own process group (so a
  * Ctrl-C reaches the supervisor alone and the pods stop in order, Redis last), waits until
- * every pod is running, then either follows it in the foreground or leaves it in the
+ * every pod is running (has joined the registry), then either follows it in the foreground or leaves it in the
  * background (`--detach`, output to `<data-dir>/cluster.log`).
  */
 import { spawn } from 'node:child_process';
@@ -150,7 +150,10 @@ async function waitReady(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { ok: false, reason: `the pods were not all running after ${timeoutMs} ms` };
+  return {
+    ok: false,
+    reason: `the pods had not all joined the registry after ${timeoutMs} ms (is Redis writable?)`,
+  };
 }
 
 function lastLines(path: string, count: number): string {

@@ -1,11 +1,13 @@
 /**
  * One child `shardline crawl` process of the local cluster: spawned with its pod id in
- * `POD_ID`, every output line prefixed with that id, and stopped the way an orchestrator
- * stops a pod (SIGTERM, a grace period, then SIGKILL).
+ * `POD_ID`, every output line prefixed with that id, an IPC channel on which it says once it
+ * has joined (ready-signal.ts), and stopped the way an orchestrator stops a pod (SIGTERM, a
+ * grace period, then SIGKILL).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { READY_IPC_ENV, READY_MESSAGE } from './ready-signal.js';
 
 /** How a pod process ended. */
 export interface PodExit {
@@ -45,6 +47,8 @@ export class PodProcess {
   readonly startedAtMs = Date.now();
   /** Resolves once the process has exited and its output is drained. */
   readonly exited: Promise<PodExit>;
+  /** Resolves when the pod says it has joined (never, if it exits first). */
+  readonly joined: Promise<void>;
   readonly #child: ChildProcess;
   #exit: PodExit | undefined;
 
@@ -54,9 +58,14 @@ export class PodProcess {
     // detached: its own process group, so a Ctrl-C at the supervisor's terminal reaches the
     // supervisor only, which then stops the pods in order instead of all at once.
     this.#child = spawn(file!, args, {
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...options.env, [READY_IPC_ENV]: '1' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       detached: true,
+    });
+    this.joined = new Promise<void>((done) => {
+      this.#child.on('message', (message) => {
+        if (message === READY_MESSAGE) done();
+      });
     });
     const prefix = `${options.id.padEnd(options.prefixWidth ?? options.id.length)} | `;
     const drained = [

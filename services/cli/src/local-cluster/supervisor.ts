@@ -29,7 +29,11 @@ export interface SupervisorOptions {
   crashLoopLimit?: number;
   /** A pod that ran this long before crashing starts a fresh crash count. @default 10000 */
   stableAfterMs?: number;
-  /** A started pod counts as `running` after this long alive. @default 1500 */
+  /**
+   * A started pod counts as `running` once it says it has joined the registry
+   * (ready-signal.ts); with this set, also after this long alive (for commands that do not
+   * say). @default unset: only when it says
+   */
   readyAfterMs?: number;
   /** Called after every change of a pod's state or pid (the control file is rewritten). */
   onChange?: () => void;
@@ -84,7 +88,7 @@ export class Supervisor {
   readonly #maxRestartDelayMs: number;
   readonly #crashLoopLimit: number;
   readonly #stableAfterMs: number;
-  readonly #readyAfterMs: number;
+  readonly #readyAfterMs: number | undefined;
   /** Slot index → slot; indices are always 0 … size-1. */
   readonly #slots = new Map<number, Slot>();
   /** Tail of the queue that serializes scale/down. */
@@ -101,7 +105,10 @@ export class Supervisor {
     this.#maxRestartDelayMs = positiveInt('maxRestartDelayMs', options.maxRestartDelayMs, 30_000);
     this.#crashLoopLimit = positiveInt('crashLoopLimit', options.crashLoopLimit, 5);
     this.#stableAfterMs = positiveInt('stableAfterMs', options.stableAfterMs, 10_000);
-    this.#readyAfterMs = positiveInt('readyAfterMs', options.readyAfterMs, 1500);
+    this.#readyAfterMs =
+      options.readyAfterMs === undefined
+        ? undefined
+        : positiveInt('readyAfterMs', options.readyAfterMs, 0);
   }
 
   /** Number of pod slots (running or not). */
@@ -212,13 +219,15 @@ export class Supervisor {
     });
     slot.process = child;
     slot.state = 'starting';
-    clearTimeout(slot.timer);
-    slot.timer = setTimeout(() => {
+    const ready = () => {
       if (slot.process === child && slot.state === 'starting' && child.running) {
         slot.state = 'running';
         this.#changed();
       }
-    }, this.#readyAfterMs);
+    };
+    void child.joined.then(ready);
+    clearTimeout(slot.timer);
+    if (this.#readyAfterMs !== undefined) slot.timer = setTimeout(ready, this.#readyAfterMs);
     this.#changed();
     void child.exited.then((exit) => this.#exited(slot, child, exit));
   }
