@@ -8,6 +8,7 @@ import { Agent, Client, type Dispatcher, interceptors, Pool } from 'undici';
 import { CrawlerError, CrawlerErrorCode, check, FetchErrorCode, invalidOption } from './errors.js';
 import { FetchHandler } from './fetch-handler.js';
 import type { FetchOptions, FetchOutcome } from './fetch-types.js';
+import { quietKnownWarnings } from './process-warnings.js';
 
 export type {
   FetchOptions,
@@ -199,6 +200,8 @@ export class Fetcher {
     // No redirect interceptor on purpose: a redirect is a new URL for the frontier, which owns
     // dedup, scope and politeness for it. undici's decompress interceptor hands us decoded
     // chunks with backpressure, so our cap counts decoded bytes (zip bombs stop at the cap).
+    // Its ExperimentalWarning would greet every program that builds a pod (pinned, tested).
+    quietKnownWarnings();
     this.#decompress = interceptors.decompress({ skipErrorResponses: false });
   }
 

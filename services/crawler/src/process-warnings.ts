@@ -1,7 +1,8 @@
 /**
  * Keeps the start of a pod quiet: undici's decompress interceptor, which the fetcher uses on
  * purpose (pinned version, covered by the fetcher's tests), announces itself with an
- * ExperimentalWarning on every start. Only that warning is dropped; every other warning is
+ * ExperimentalWarning in every process that builds a Fetcher (`shardline crawl`, the demo, a
+ * program that embeds a CrawlerPod). Only that warning is dropped; every other warning is
  * emitted as before.
  */
 const KNOWN = [/^DecompressInterceptor is experimental/];

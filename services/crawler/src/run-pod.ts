@@ -9,7 +9,6 @@ import { DEFAULT_REDIS_CONNECT_TIMEOUT_MS } from './config.js';
 import { CrawlerPod } from './crawler-pod.js';
 import { type HealthServer, servePodHealth } from './health-server.js';
 import type { PodStats } from './pod-options.js';
-import { quietKnownWarnings } from './process-warnings.js';
 import { openPodRedis, type RedisTarget, waitForRedis } from './redis-client.js';
 import type { CrawlResult } from './results.js';
 import { POD_SETTINGS } from './settings.js';
@@ -59,7 +58,6 @@ const STOP_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
  */
 export async function runPod(o: RunPodOptions): Promise<PodStats> {
   const { logger } = o;
-  quietKnownWarnings();
   // Reconnects back off and log one line per step; no per-attempt stack.
   const connection = openPodRedis(o.redis, logger);
   const redis = connection.client;

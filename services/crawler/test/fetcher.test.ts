@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
 import { decodeBody, parseRetryAfter } from '../src/content.js';
 import { CrawlerErrorCode, FetchErrorCode } from '../src/errors.js';
 import { Fetcher } from '../src/fetcher.js';
@@ -587,5 +588,22 @@ describe('Fetcher', () => {
     await expect(closing.fetch(server.url('/page'))).rejects.toMatchObject({
       code: CrawlerErrorCode.CLOSED,
     });
+  });
+});
+
+describe('a program that builds a Fetcher', () => {
+  it("prints no ExperimentalWarning of undici's decompress interceptor, and keeps every other warning", () => {
+    // A process of its own: undici warns once per process, and this worker built fetchers.
+    const program = `import { Fetcher } from '@shardline/crawler';
+      await new Fetcher().close();
+      process.emitWarning('a warning of the program itself');`;
+    const run = spawnSync(
+      process.execPath,
+      [...SOURCE_NODE_FLAGS, '--input-type=module', '-e', program],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('Warning: a warning of the program itself');
+    expect(run.stderr).not.toContain('DecompressInterceptor');
   });
 });
