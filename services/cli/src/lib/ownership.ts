@@ -60,7 +60,7 @@ function noPodsMessage(snapshot: ClusterSnapshot): string {
   const remedy =
     'start a pod first (`shardline crawl`), or pass --pods <ids> with the pod ids that will crawl';
   if (snapshot.source === 'frontier-pods') {
-    return `no crawler pod has registered in this frontier yet, so new URLs have no owner: ${remedy} (e.g. --pods "$(hostname)" for a local \`shardline crawl\`)`;
+    return `no crawler pod has registered in this frontier yet, so new URLs have no owner: ${remedy} (e.g. --pods "$(hostname)" for a local \`shardline crawl\`); a pod that is starting registers within seconds: then run this again`;
   }
   if (snapshot.members.length === 0) {
     return `no crawler pod is live in the registry (epoch ${snapshot.epoch}: every pod has left), so new URLs have no owner: ${remedy}`;
