@@ -1,8 +1,8 @@
 /**
  * `shardline up`: starts the supervisor as a child process in its own process group (so a
  * Ctrl-C reaches the supervisor alone and the pods stop in order, Redis last), waits until
- * every pod is running (has joined the registry), then either follows it in the foreground or leaves it in the
- * background (`--detach`, output to `<data-dir>/cluster.log`).
+ * every pod is running (has joined the registry), then either follows it in the foreground
+ * or leaves it in the background (`--detach`, output to `<data-dir>/cluster.log`).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
