@@ -5,9 +5,10 @@ import { call, type Fixture, startFixture, TOKEN } from './fixture.js';
 let fx: Fixture;
 const lines: { level: number; msg: string; method?: string; url?: string }[] = [];
 const warnings: Error[] = [];
+const onWarning = (warning: Error) => warnings.push(warning);
 
 beforeAll(async () => {
-  process.on('warning', (warning) => warnings.push(warning));
+  process.on('warning', onWarning);
   fx = await startFixture(
     {
       logger: { level: 'info', stream: { write: (line: string) => lines.push(JSON.parse(line)) } },
@@ -15,7 +16,10 @@ beforeAll(async () => {
     1,
   );
 });
-afterAll(async () => fx?.close());
+afterAll(async () => {
+  process.off('warning', onWarning);
+  await fx?.close();
+});
 
 const INFO = 30;
 

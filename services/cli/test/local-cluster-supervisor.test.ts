@@ -32,7 +32,6 @@ function supervisor(script: string, options: Partial<SupervisorOptions> = {}) {
     env: process.env,
     stdout,
     stderr,
-    readyAfterMs: 100,
     restartDelayMs: 20,
     ...options,
   });
@@ -50,9 +49,10 @@ async function until<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise
   }
 }
 
-// Prints its POD_ID, then waits; exits 0 on SIGTERM like a crawl pod that handed off.
+// Prints its POD_ID, says it has joined, then waits; exits 0 on SIGTERM like a crawl pod
+// that handed off.
 const POD = `process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);
-console.log('hello from ' + process.env.POD_ID);`;
+console.log('hello from ' + process.env.POD_ID); process.send(${JSON.stringify(READY_MESSAGE)});`;
 
 describe('Supervisor', () => {
   it('gives each pod its POD_ID and prefixes its output lines with it', async () => {
@@ -74,7 +74,7 @@ describe('Supervisor', () => {
     const script = `process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 1000);
       if (process.env.POD_ID === 'local-0' && process.env.${READY_IPC_ENV} === '1')
         setTimeout(() => process.send(${JSON.stringify(READY_MESSAGE)}), 200);`;
-    const { s } = supervisor(script, { readyAfterMs: undefined });
+    const { s } = supervisor(script);
     await s.scale(2);
     expect(s.status().map((p) => p.state)).toEqual(['starting', 'starting']);
     await until(() => (s.status()[0]?.state === 'running' ? true : undefined));

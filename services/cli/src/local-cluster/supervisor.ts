@@ -29,12 +29,6 @@ export interface SupervisorOptions {
   crashLoopLimit?: number;
   /** A pod that ran this long before crashing starts a fresh crash count. @default 10000 */
   stableAfterMs?: number;
-  /**
-   * A started pod counts as `running` once it says it has joined the registry
-   * (ready-signal.ts); with this set, also after this long alive (for commands that do not
-   * say). @default unset: only when it says
-   */
-  readyAfterMs?: number;
   /** Called after every change of a pod's state or pid (the control file is rewritten). */
   onChange?: () => void;
 }
@@ -64,6 +58,7 @@ interface Slot {
   /** Crashes in a row, each within `stableAfterMs` of its start. */
   crashes: number;
   lastExit?: string;
+  /** The pending restart after a crash. */
   timer?: NodeJS.Timeout;
 }
 
@@ -88,7 +83,6 @@ export class Supervisor {
   readonly #maxRestartDelayMs: number;
   readonly #crashLoopLimit: number;
   readonly #stableAfterMs: number;
-  readonly #readyAfterMs: number | undefined;
   /** Slot index → slot; indices are always 0 … size-1. */
   readonly #slots = new Map<number, Slot>();
   /** Tail of the queue that serializes scale/down. */
@@ -105,10 +99,6 @@ export class Supervisor {
     this.#maxRestartDelayMs = positiveInt('maxRestartDelayMs', options.maxRestartDelayMs, 30_000);
     this.#crashLoopLimit = positiveInt('crashLoopLimit', options.crashLoopLimit, 5);
     this.#stableAfterMs = positiveInt('stableAfterMs', options.stableAfterMs, 10_000);
-    this.#readyAfterMs =
-      options.readyAfterMs === undefined
-        ? undefined
-        : positiveInt('readyAfterMs', options.readyAfterMs, 0);
   }
 
   /** Number of pod slots (running or not). */
@@ -218,16 +208,14 @@ export class Supervisor {
       prefixWidth: PREFIX_WIDTH,
     });
     slot.process = child;
+    // `running` once the pod says it has joined the registry (ready-signal.ts).
     slot.state = 'starting';
-    const ready = () => {
+    void child.joined.then(() => {
       if (slot.process === child && slot.state === 'starting' && child.running) {
         slot.state = 'running';
         this.#changed();
       }
-    };
-    void child.joined.then(ready);
-    clearTimeout(slot.timer);
-    if (this.#readyAfterMs !== undefined) slot.timer = setTimeout(ready, this.#readyAfterMs);
+    });
     this.#changed();
     void child.exited.then((exit) => this.#exited(slot, child, exit));
   }
