@@ -77,7 +77,11 @@ describe('departed pods', () => {
     expect([a, b]).toContain(owner);
     const { leases } = await owner.frontier.claim({ pod: owner.id, max: 1000 });
     expect(leases.map((l) => l.url)).toContain(`https://${late}/x`);
-    expect(reports.some((r) => r.moved.some((m) => m.pod === 'pod-4'))).toBe(true);
+    // The tidy that moved it reports once its whole pass (every departed pod) is over.
+    await vi.waitFor(
+      () => expect(reports.some((r) => r.moved.some((m) => m.pod === 'pod-4'))).toBe(true),
+      SETTLE,
+    );
 
     // After the retention period with nothing indexed, the departed pods are forgotten.
     await vi.waitFor(async () => {
