@@ -134,14 +134,22 @@ describe('local cluster (up / scale / status / down)', () => {
     expect(cluster(dir)!.pods).toHaveLength(2);
   });
 
-  it('scale 3 starts local-2', async () => {
+  it('scale 3 starts local-2 and returns once it has joined the registry', async () => {
+    // As for up: the new pod is alive long before it can join; a seed right after scale
+    // must find it as an owner.
+    await redis.call('CLIENT', 'PAUSE', '3000', 'WRITE');
     const scaled = await cli(['scale', '3']);
     expect(scaled.stdout).toBe('started local-2\nlocal cluster: 3 pod(s)\n');
+    expect(scaled.code).toBe(0);
+    expect(await members()).toEqual(['local-0', 'local-1', 'local-2']);
     const file = cluster(dir)!;
-    expect(file.pods.map((p) => p.id)).toEqual(['local-0', 'local-1', 'local-2']);
+    expect(file.pods.map((p) => [p.id, p.state])).toEqual([
+      ['local-0', 'running'],
+      ['local-1', 'running'],
+      ['local-2', 'running'],
+    ]);
     for (const pod of file.pods) expect(isAlive(pod.pid!)).toBe(true);
     expect(podIdOf(file.pods[2]!.pid!)).toBe('local-2');
-    await until(async () => ((await members()).length === 3 ? true : undefined));
   });
 
   it('a pod killed with SIGKILL is restarted under the same id', async () => {
@@ -177,12 +185,26 @@ describe('local cluster (up / scale / status / down)', () => {
     expect(await members()).toEqual(['local-0']);
   });
 
+  it('scale gives up waiting after --join-timeout-ms with one line; the pod keeps starting', async () => {
+    await redis.call('CLIENT', 'PAUSE', '2500', 'WRITE');
+    const scaled = await cli(['scale', '2', '--join-timeout-ms', '300']);
+    expect(scaled.code).toBe(1);
+    expect(scaled.stdout).toBe('started local-1\n');
+    expect(scaled.stderr).toMatch(
+      /^error: pod\(s\) local-1 had not joined the registry after 300 ms \(is Redis writable\?\)/,
+    );
+    expect(scaled.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(cluster(dir)!.pods.map((p) => p.id)).toEqual(['local-0', 'local-1']);
+    await until(async () => ((await members()).length === 2 ? true : undefined));
+    expect(cluster(dir)!.pods[1]!.state).toBe('running');
+  });
+
   it('down stops every process and removes the control file', async () => {
     const file = cluster(dir)!;
     const down = await cli(['down']);
     expect(down.code).toBe(0);
     expect(down.stdout).toMatch(
-      /^stopped local-0 in \d+ ms \(exit code 0\)\nlocal cluster down\n$/,
+      /^stopped local-0 in \d+ ms \(exit code 0\)\nstopped local-1 in \d+ ms \(exit code 0\)\nlocal cluster down\n$/,
     );
     expect(cluster(dir)).toBeUndefined();
     await until(() => (isAlive(file.supervisorPid) ? undefined : true), 5000);

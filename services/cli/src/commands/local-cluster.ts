@@ -153,13 +153,24 @@ export function registerLocalClusterCommands(program: Command, ctx?: CliContext)
     .description('change the pod count of the running local cluster')
     .argument('<n>', 'pods wanted', count('<n>'))
     .option('--data-dir <dir>', 'data directory of the cluster', DEFAULT_DATA_DIR)
-    .action(async (pods: number, flags: { dataDir: string }) => {
-      const client = ClusterClient.connect(flags.dataDir);
-      const report = await client.scale<ScaleReport>(pods);
-      for (const id of report.started) out().write(`started ${id}\n`);
-      for (const pod of report.stopped) out().write(`${stoppedLine(pod)}\n`);
-      out().write(`local cluster: ${pods} pod(s)\n`);
-    });
+    .option('--no-wait', 'return once new pods are spawned, not once they have joined the registry')
+    .option(
+      '--join-timeout-ms <n>',
+      'how long to wait for new pods to join the registry',
+      count('--join-timeout-ms'),
+      60_000,
+    )
+    .action(
+      async (pods: number, flags: { dataDir: string; wait: boolean; joinTimeoutMs: number }) => {
+        const client = ClusterClient.connect(flags.dataDir);
+        const report = await client.scale<ScaleReport>(pods);
+        for (const id of report.started) out().write(`started ${id}\n`);
+        for (const pod of report.stopped) out().write(`${stoppedLine(pod)}\n`);
+        // Like `up --detach`: a `seed` right after finds the new pods as owners.
+        if (flags.wait) await client.waitJoined(report.started, flags.joinTimeoutMs);
+        out().write(`local cluster: ${pods} pod(s)\n`);
+      },
+    );
 
   program
     .command('down')

@@ -55,6 +55,37 @@ export class ClusterClient {
     return this.#call('POST', '/scale', { pods });
   }
 
+  /**
+   * Polls GET /status until every pod of `ids` is `running` (has joined the registry). Throws
+   * a {@link CliError} naming the pods when one crash-loops (`failed`) or `timeoutMs` passes.
+   */
+  async waitJoined(ids: readonly string[], timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { pods } = await this.status();
+      const wanted = pods.filter((pod) => ids.includes(pod.id));
+      const failed = wanted.filter((pod) => pod.state === 'failed');
+      if (failed.length > 0) {
+        throw new CliError(
+          CliErrorCode.IO,
+          `pod(s) ${failed.map((pod) => `${pod.id} (${pod.lastExit})`).join(', ')} crash-looped at start; their lines are in ${this.file.dataDir}/cluster.log`,
+        );
+      }
+      // `exited`: finished on its own (--exit-when-idle) after joining; nothing to wait for.
+      const waiting = wanted
+        .filter((pod) => pod.state !== 'running' && pod.state !== 'exited')
+        .map((pod) => pod.id);
+      if (waiting.length === 0) return;
+      if (Date.now() >= deadline) {
+        throw new CliError(
+          CliErrorCode.IO,
+          `pod(s) ${waiting.join(', ')} had not joined the registry after ${timeoutMs} ms (is Redis writable?); the supervisor keeps them starting, \`shardline status\` shows them`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** POST /down: resolves once every pod has exited. */
   down<T>(): Promise<T> {
     return this.#call('POST', '/down');
