@@ -24,3 +24,14 @@ export async function skewGlobalCounter(
 export function domainKeysPattern(prefix: string): string {
   return new FrontierKeys(prefix).domainKeysPattern();
 }
+
+/** A SCAN MATCH pattern for the archive hashes under `prefix` (finished domains, folded). */
+export function archiveKeysPattern(prefix: string): string {
+  return `${prefix}:{*}:a:*`;
+}
+
+/** How many distinct archive hashes hold `domains` once they are all folded away. */
+export function archiveKeyCount(prefix: string, domains: Iterable<string>): number {
+  const keys = new FrontierKeys(prefix);
+  return new Set([...domains].map((domain) => keys.archive(domain))).size;
+}
