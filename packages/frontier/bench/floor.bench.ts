@@ -16,6 +16,10 @@
  * - `BATCH` hosts per script call, their keys under one hash tag (a bucket of domains in one
  *   slot: the shape the wide-crawl issue's hint names).
  *
+ * Then a layout the frontier does not have (`bucket-layout.ts`): `BATCH` one-URL domains kept
+ * whole as records of their bucket's hash, with the bucket's own due set and counters (one
+ * slot, Cluster-legal), claimed and completed a bucket per call with variadic commands.
+ *
  * Prints Redis CPU (`INFO cpu`) per claimed+completed URL and URLs per Redis CPU-second, the
  * frontier's scripts sent both as EVALSHA and as FCALLs of its function library (the default);
  * then what defining the included helpers costs the frontier's main scripts on every EVALSHA
@@ -33,6 +37,7 @@ import { startCpuWindow } from '../../../test/helpers/redis-cpu.js';
 import { RedisFrontier } from '../src/index.js';
 import { expand, FRONTIER_LUA_INCLUDES } from '../src/lua-scripts.js';
 import { envInt } from './bench-env.js';
+import { claimCompleteInBuckets, siteUrl } from './bucket-layout.js';
 import { claimAll } from './claim-loops.js';
 
 const HOSTS = envInt('BENCH_FLOOR_HOSTS', 20_000, 1000, 10_000_000);
@@ -94,7 +99,7 @@ async function seedHosts(redis: Redis, prefix: string, tagOf: (i: number) => str
         dk: `${prefix}:{${tag}}:d:site${j}.com`,
         member: `site${j}.com/www.site${j}.com`,
       };
-      pipe.hset(h.hk, 'q', 1, 'Q', `0|https://www.site${j}.com/articles/${j}/a-page-title`);
+      pipe.hset(h.hk, 'q', 1, 'Q', `0|${siteUrl(j)}`);
       pipe.hset(h.dk, 'q', 1, 'enq', 1);
       hosts.push(h);
     }
@@ -168,10 +173,7 @@ async function frontierClaimComplete(
     packAfterDomains: 0,
     redisFunctions: options.functions,
   });
-  const urls = Array.from(
-    { length: HOSTS },
-    (_, j) => `https://www.site${j}.com/articles/${j}/a-page-title`,
-  );
+  const urls = Array.from({ length: HOSTS }, (_, j) => siteUrl(j));
   for (let i = 0; i < urls.length; i += 1000) await frontier.enqueue(urls.slice(i, i + 1000));
   const window = await startCpuWindow(redis);
   await claimAll(frontier, HOSTS);
@@ -234,11 +236,36 @@ try {
     const us = await floor(redis, perCall);
     rows.push([`floor, ${perCall} host${perCall > 1 ? 's' : ''} per script call`, us]);
   }
+  await redis.flushall();
+  const usedMemory = async () =>
+    Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? Number.NaN);
+  const empty = await usedMemory();
+  const sketch = await claimCompleteInBuckets(
+    redis,
+    { hosts: HOSTS, perBucket: BATCH, pipeline: PIPELINE },
+    async (work) => {
+      const queued = await usedMemory();
+      const window = await startCpuWindow(redis);
+      await work();
+      const cpuUs = (await window()).cpuUs / HOSTS;
+      return {
+        cpuUs,
+        queued: (queued - empty) / HOSTS,
+        done: ((await usedMemory()) - empty) / HOSTS,
+      };
+    },
+  );
+  rows.push([`sketch: ${BATCH} domains whole in a bucket per call`, sketch.cpuUs]);
   for (const [name, us] of rows) {
     console.log(
       `  ${name.padEnd(48)} ${fmt(us, 1).padStart(7)} µs  ${fmt(1e6 / us).padStart(8)} URLs per Redis CPU-second  ${fmt(us / baseline, 2)}× baseline`,
     );
   }
+  let urlBytes = 0;
+  for (let j = 0; j < HOSTS; j++) urlBytes += siteUrl(j).length;
+  console.log(
+    `the sketch's used_memory: ${fmt(sketch.queued, 1)} B per queued domain (URL + ${fmt(sketch.queued - urlBytes / HOSTS, 1)} B), ${fmt(sketch.done, 1)} B per finished one (its record; no seen fingerprints)`,
+  );
   const bare = await perCallUs(redis, 'return 1');
   console.log(
     `defining the included helpers, per EVALSHA (bare \`return 1\`: ${fmt(bare, 2)} µs):`,
