@@ -146,8 +146,21 @@ export class DnsCache {
   }
 
   /**
-   * Lets the port-less overrides of `hostname` (`host:address`) apply to `port` too: the port
-   * of a seed URL the operator gave for that host. No effect on hosts without such an override.
+   * The `--resolve` rule that applies to `hostname` (the host, `*.suffix` or `*`) and its first
+   * address; undefined when no override does. Ports allowed by {@link allowOverridePort} are
+   * shared by the rule.
+   */
+  overrideRule(hostname: string): { rule: string; address: string } | undefined {
+    const host = normalizeHostname(hostname);
+    const rule = this.#overrides.ruleOf(host);
+    const address = this.#overrides.match(host)?.[0]?.address;
+    return rule === undefined || address === undefined ? undefined : { rule, address };
+  }
+
+  /**
+   * Lets the port-less overrides of `hostname` (`host:address`, `*.suffix:address`) apply to
+   * `port` too, for every host under the same rule: the port of a seed URL the operator gave.
+   * No effect on hosts without such an override.
    */
   allowOverridePort(hostname: string, port: number): void {
     this.#overrides.allowPort(normalizeHostname(hostname), port);

@@ -14,8 +14,8 @@ export interface DnsCacheOptions {
   /**
    * Which ports a port-less override (`host:addr`) applies to when the caller names a port
    * (`resolve(host, port)`, `lookupFor(port)`): `'any'`, or `'allowed'` — only the ports
-   * `allowOverridePort` was given for the host (a crawler: the ports of its seeds), so a page
-   * cannot send the crawler to another port of an overridden (private) address.
+   * `allowOverridePort` was given for a host under the same rule (a crawler: the ports of its
+   * seeds), so a page cannot send the crawler to another port of an overridden (private) address.
    * @default 'any'
    */
   portlessOverridePorts?: 'any' | 'allowed';

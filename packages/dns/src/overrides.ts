@@ -82,8 +82,11 @@ interface PortedTarget extends OverrideTarget {
  * service, loopback), so it must not open every port of that address to whatever a crawled
  * page links or redirects to. A spec with a port (`host:port:address`) applies to that port
  * only; a spec without one applies to every port, or (`portless: 'allowed'`) only to the
- * ports {@link allowPort} was given for the host — the ports of its seeds. Any other port
- * resolves as if there were no override, under the address policy.
+ * ports {@link allowPort} was given for a host under the same rule — the ports of its seeds:
+ * with `*.test:127.0.0.1` and a seed on `site1.test:8080`, `www.site3.test:8080` reaches the
+ * override too (the operator named the hosts by the pattern and the port by the seed), port
+ * 6379 of any of them does not. Any other port resolves as if there were no override, under
+ * the address policy.
  */
 export class OverrideTable {
   readonly #exact = new Map<string, PortedTarget[]>();
@@ -91,7 +94,8 @@ export class OverrideTable {
   readonly #wildcards = new Map<string, PortedTarget[]>();
   #suffixes: string[] = [];
   #catchAll: PortedTarget[] | undefined;
-  // Host → ports its port-less overrides apply to (bounded: one entry per seeded host:port).
+  // Rule ({@link ruleOf}) → ports its port-less overrides apply to (bounded: one entry per
+  // seeded rule:port).
   readonly #allowedPorts = new Map<string, Set<number>>();
 
   // 'any': port-less overrides apply to every port (no allowPort needed).
@@ -119,16 +123,25 @@ export class OverrideTable {
   }
 
   /**
-   * Lets the port-less overrides of `hostname` apply to `port` (a seed's port). No effect when
-   * no port-less override matches the host.
+   * The rule that applies to a normalised hostname: the host itself for an exact override,
+   * `*.suffix` for a wildcard, `*` for the catch-all; undefined without an override.
+   */
+  ruleOf(hostname: string): string | undefined {
+    return this.#lookup(hostname)?.rule;
+  }
+
+  /**
+   * Lets the port-less overrides of `hostname`'s rule ({@link ruleOf}) apply to `port` (a
+   * seed's port), for every host under that rule. No effect when no port-less override
+   * matches the host.
    */
   allowPort(hostname: string, port: number): void {
-    const targets = this.#lookup(hostname);
-    if (!targets?.some((t) => t.port === undefined)) return;
-    let ports = this.#allowedPorts.get(hostname);
+    const found = this.#lookup(hostname);
+    if (!found?.targets.some((t) => t.port === undefined)) return;
+    let ports = this.#allowedPorts.get(found.rule);
     if (!ports) {
       ports = new Set();
-      this.#allowedPorts.set(hostname, ports);
+      this.#allowedPorts.set(found.rule, ports);
     }
     ports.add(port);
   }
@@ -140,8 +153,9 @@ export class OverrideTable {
    */
   portPending(hostname: string, port: number): boolean {
     if (this.#portless === 'any') return false;
-    if (this.#allowedPorts.get(hostname)?.has(port)) return false;
-    return this.#lookup(hostname)?.some((t) => t.port === undefined) ?? false;
+    const found = this.#lookup(hostname);
+    if (!found || this.#allowedPorts.get(found.rule)?.has(port)) return false;
+    return found.targets.some((t) => t.port === undefined);
   }
 
   /**
@@ -150,9 +164,10 @@ export class OverrideTable {
    * host applies.
    */
   match(hostname: string, port?: number): readonly OverrideTarget[] | undefined {
-    const targets = this.#lookup(hostname);
-    if (!targets) return undefined;
-    const allowed = this.#allowedPorts.get(hostname);
+    const found = this.#lookup(hostname);
+    if (!found) return undefined;
+    const { targets } = found;
+    const allowed = this.#allowedPorts.get(found.rule);
     // No port: the caller connects where it has checked the port itself (every override).
     const apply =
       port === undefined
@@ -166,15 +181,15 @@ export class OverrideTable {
     return apply.map(({ address, family }) => ({ address, family }));
   }
 
-  #lookup(hostname: string): readonly PortedTarget[] | undefined {
+  #lookup(hostname: string): { rule: string; targets: readonly PortedTarget[] } | undefined {
     const exact = this.#exact.get(hostname);
-    if (exact) return exact;
+    if (exact) return { rule: hostname, targets: exact };
     for (const suffix of this.#suffixes) {
       if (hostname.endsWith(suffix) && hostname.length > suffix.length) {
-        return this.#wildcards.get(suffix);
+        return { rule: `*${suffix}`, targets: this.#wildcards.get(suffix)! };
       }
     }
-    return this.#catchAll;
+    return this.#catchAll && { rule: '*', targets: this.#catchAll };
   }
 }
 

@@ -81,13 +81,26 @@ describe('OverrideTable ports', () => {
     expect(table.match('b.test', 9090)?.[0]?.address).toBe('127.0.0.2');
   });
 
-  it("with 'allowed', a port-less override applies only to the ports allowed for the host", () => {
-    const table = new OverrideTable(['*.test:127.0.0.1', 'c.test:81:127.0.0.3'], 'allowed');
+  it("with 'allowed', a port-less override applies only to the ports allowed under its rule", () => {
+    const table = new OverrideTable(
+      ['*.test:127.0.0.1', 'c.test:81:127.0.0.3', 'd.test:127.0.0.4', '*.other:127.0.0.5'],
+      'allowed',
+    );
     expect(table.match('a.test', 8080)).toBeUndefined();
     table.allowPort('a.test', 8080);
     expect(table.match('a.test', 8080)?.[0]?.address).toBe('127.0.0.1');
     expect(table.match('a.test', 8081)).toBeUndefined();
-    expect(table.match('b.test', 8080)).toBeUndefined();
+    // Every host under the same wildcard, on that port only.
+    expect(table.match('www.b.test', 8080)?.[0]?.address).toBe('127.0.0.1');
+    expect(table.match('www.b.test', 8081)).toBeUndefined();
+    // Not a host under another rule: an exact override, another wildcard.
+    expect(table.match('d.test', 8080)).toBeUndefined();
+    expect(table.match('a.other', 8080)).toBeUndefined();
+    expect([table.ruleOf('www.b.test'), table.ruleOf('d.test'), table.ruleOf('x.y')]).toEqual([
+      '*.test',
+      'd.test',
+      undefined,
+    ]);
     // A host whose overrides all name their port gains nothing from allowPort.
     table.allowPort('c.test', 82);
     expect(table.match('c.test', 82)).toBeUndefined();

@@ -1,11 +1,12 @@
 /**
  * The seed ports of port-less `--resolve host:address` overrides, shared by every pod in Redis.
  *
- * Such an override reaches only the ports of the host's seeds (vet-address.ts), and a pod
- * learns a seed's port when it fetches the seed. After a handoff the host's deeper URLs are
- * fetched by a pod that never saw the seed: without this record it would refuse them (dead
- * letters, or a real DNS answer for the name). One set member per seeded `host:port`, capped
- * so a seeds file cannot grow it without bound.
+ * Such an override reaches only the ports of the seeds of the hosts under it (vet-address.ts),
+ * and a pod learns a seed's port when it fetches the seed. After a handoff the host's deeper
+ * URLs are fetched by a pod that never saw the seed: without this record it would refuse them
+ * (dead letters, or a real DNS answer for the name). One set member per seeded `rule:port`
+ * (the rule: the host of an exact override, `*.suffix`, or `*`; crawls before rules recorded
+ * `host:port`), capped so a seeds file cannot grow it without bound.
  */
 import type { Cluster, Redis } from 'ioredis';
 
@@ -38,9 +39,9 @@ export class SharedOverridePorts {
     };
   }
 
-  /** Records that a seed of `host` was on `port`, for the pods that take the host over. */
-  async remember(host: string, port: number): Promise<void> {
-    const member = `${host}:${port}`;
+  /** Records that a seed under `rule` was on `port`, for the pods that take its hosts over. */
+  async remember(rule: string, port: number): Promise<void> {
+    const member = `${rule}:${port}`;
     if (this.#recorded.has(member)) return;
     if ((await this.#redis.scard(this.#key)) >= this.#cap) {
       this.#onFull();
@@ -50,8 +51,8 @@ export class SharedOverridePorts {
     if (this.#recorded.size < this.#cap) this.#recorded.add(member);
   }
 
-  /** Whether some pod recorded a seed of `host` on `port`. */
-  async seeded(host: string, port: number): Promise<boolean> {
-    return (await this.#redis.sismember(this.#key, `${host}:${port}`)) === 1;
+  /** Whether some pod recorded a seed under `rule` (or of a host) on `port`. */
+  async seeded(rule: string, port: number): Promise<boolean> {
+    return (await this.#redis.sismember(this.#key, `${rule}:${port}`)) === 1;
   }
 }

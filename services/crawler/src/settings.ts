@@ -129,7 +129,7 @@ export const POD_SETTINGS = {
     env: 'RESOLVE',
     flag: 'resolve',
     kind: 'list',
-    doc: "DNS override host:port:addr (that port only) or host:addr (only the ports of that host's seeds), repeatable or comma-separated",
+    doc: 'DNS override host:port:addr (that port only) or host:addr or *.suffix:addr (only the ports of the seeds under it), repeatable or comma-separated',
     default: [],
     arg: 'host:addr',
   },

@@ -53,6 +53,12 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${links}</body></html>`);
       return;
     }
+    if (host === 'www.wild.test' && req.url === '/') {
+      // Another host under the same wildcard, on the seed's port and on another one.
+      const links = `<a href="http://blog.wild.test:${sitePort}/">b</a><a href="${other('blog.wild.test', '/secret')}">s</a>`;
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${links}</body></html>`);
+      return;
+    }
     if (host === 'allowed.test' && req.url === '/go') {
       res.writeHead(302, { location: other('allowed.test', '/redirected') }).end();
       return;
@@ -69,14 +75,21 @@ afterAll(async () => {
   await new Promise((r) => secret?.close(r));
 });
 
-/** Crawls `hosts` (seeds `http://<host>:<site port>/`, each host overridden to loopback) to the end. */
-async function crawl(hosts: string[], prefix: string): Promise<CrawlerPod> {
+/**
+ * Crawls `hosts` (seeds `http://<host>:<site port>/`) to the end, each host overridden to
+ * loopback unless `resolve` says otherwise.
+ */
+async function crawl(
+  hosts: string[],
+  prefix: string,
+  resolve = hosts.map((h) => `${h}:127.0.0.1`),
+): Promise<CrawlerPod> {
   const pod = new CrawlerPod({
     redis: client,
     podId: 'ports',
     prefix,
     assignment: { ownerOf: () => 'ports', onChange: () => () => undefined },
-    resolve: hosts.map((h) => `${h}:127.0.0.1`),
+    resolve,
     minDelayMs: 10,
     maxRetries: 0,
     exitWhenIdle: { graceMs: 300 },
@@ -103,6 +116,22 @@ describe('--resolve overrides and robots.txt redirects', () => {
       `http://allowed.test:${secretPort}/redirected`,
       `http://allowed.test:${secretPort}/secret`,
     ]);
+  }, 60_000);
+
+  it("a port-less wildcard reaches every host under it on its seeds' ports, and says which port it lacks", async () => {
+    const pod = await crawl(['www.wild.test'], 'op3', ['*.wild.test:127.0.0.1']);
+    expect(siteLog).toContain('www.wild.test/');
+    // Not seeded, but under the seed's rule and on its port: the override applies.
+    expect(siteLog).toContain('blog.wild.test/');
+    expect(secretLog).toEqual([]);
+    // (`.test` is no public suffix: each host is its own domain.)
+    const dead = await pod.frontier.inspector.deadLetters('blog.wild.test', { limit: 10 });
+    expect(dead.map((d) => d.url)).toEqual([`http://blog.wild.test:${secretPort}/secret`]);
+    // The result (and the log line) says what the override lacks.
+    const results = JSON.stringify(await client.xrange(pod.resultsStreamKey, '-', '+'));
+    expect(results).toContain(
+      `--resolve *.wild.test:127.0.0.1 reaches only its seeds' ports, not ${secretPort}: name the port (--resolve '*.wild.test:${secretPort}:127.0.0.1') or seed a URL on it`,
+    );
   }, 60_000);
 
   it('a robots.txt that redirects to nowhere is unavailable: the host is crawled at once, why is recorded', async () => {

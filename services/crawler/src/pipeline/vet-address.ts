@@ -5,11 +5,12 @@
  * apply to) is dead-lettered; a name that does not resolve is retried. Neither counts as sent:
  * the host keeps its slot.
  *
- * A port-less override (`--resolve host:address`) applies to the ports of the host's seeds
- * only: a seed (depth 0, not a sitemap a robots.txt listed) allows its port before it is
- * vetted; a link or redirect to another port meets the address policy. Seed ports are shared
- * through Redis (override-ports.ts), so the pod that takes a host over after a handoff lets
- * the override reach the ports the first pod's seeds allowed.
+ * A port-less override (`--resolve host:address`, `*.suffix:address`) applies to the ports of
+ * the seeds of the hosts under it only: a seed (depth 0, not a sitemap a robots.txt listed)
+ * allows its port for its rule before it is vetted; a link or redirect to another port meets
+ * the address policy, and when that fails the error says which port the override lacks. Seed
+ * ports are shared through Redis (override-ports.ts), so the pod that takes a host over after
+ * a handoff lets the override reach the ports the first pod's seeds allowed.
  */
 import { DnsError, DnsErrorCode } from '@shardline/dns';
 import { FetchErrorCode } from '../errors.js';
@@ -21,16 +22,21 @@ import type { LeaseStage, Settlement } from './stage.js';
 export interface AddressPolicy {
   /** Resolves `host` for `port` under the address policy; rejects with a `DnsError`. */
   resolve(host: string, port: number): Promise<unknown>;
-  /** Lets the host's port-less overrides apply to a seed's port (`DnsCache.allowOverridePort`). */
+  /** Lets the port-less overrides of the host's rule apply to a seed's port (`DnsCache.allowOverridePort`). */
   allowOverridePort(host: string, port: number): void;
   /** Whether a port-less override of the host waits for `port` to be allowed. */
   overridePortPending(host: string, port: number): boolean;
+  /**
+   * The override rule of the host and its address (`DnsCache.overrideRule`): the rule is the
+   * key its seed ports share.
+   */
+  overrideRule(host: string): { rule: string; address: string } | undefined;
 }
 
-/** Seed ports shared by the pods (`SharedOverridePorts`). */
+/** Seed ports shared by the pods, by override rule (`SharedOverridePorts`). */
 export interface SeedPorts {
-  remember(host: string, port: number): Promise<void>;
-  seeded(host: string, port: number): Promise<boolean>;
+  remember(rule: string, port: number): Promise<void>;
+  seeded(rule: string, port: number): Promise<boolean>;
 }
 
 /** DNS codes that say "never this host" rather than "not now". */
@@ -50,12 +56,14 @@ export class VetAddressStage implements LeaseStage {
   async run(ctx: LeaseContext): Promise<Settlement | undefined> {
     const { host } = ctx.lease;
     const port = portOf(ctx.lease.url);
+    const override = this.#dns.overrideRule(host);
+    const rule = override?.rule ?? host;
     if (ctx.lease.depth === 0 && ctx.sitemapLevel === undefined) {
-      if (this.#dns.overridePortPending(host, port)) await this.#seedPorts?.remember(host, port);
+      if (this.#dns.overridePortPending(host, port)) await this.#seedPorts?.remember(rule, port);
       this.#dns.allowOverridePort(host, port);
     } else if (
       this.#dns.overridePortPending(host, port) &&
-      (await this.#seedPorts?.seeded(host, port))
+      (await this.#seeded(rule, host, port))
     ) {
       this.#dns.allowOverridePort(host, port);
     }
@@ -65,13 +73,27 @@ export class VetAddressStage implements LeaseStage {
     } catch (error) {
       if (!(error instanceof DnsError)) throw error;
       const refused = REFUSED.has(error.code);
+      // The operator's override would have answered on a seed's port: say what is missing.
+      const address =
+        override && (override.address.includes(':') ? `[${override.address}]` : override.address);
+      const portless =
+        address && this.#dns.overridePortPending(host, port)
+          ? `; --resolve ${rule}:${address} reaches only its seeds' ports, not ${port}: name the port (--resolve '${rule}:${port}:${address}') or seed a URL on it`
+          : '';
       return {
         kind: 'fail',
         retryable: !refused,
         code: refused ? FetchErrorCode.DNS_REFUSED : FetchErrorCode.DNS,
-        message: error.message,
+        message: `${error.message}${portless}`,
         sent: false,
       };
     }
+  }
+
+  /** Whether a pod recorded a seed on `port` under `rule` (or, as before rules, of `host`). */
+  async #seeded(rule: string, host: string, port: number): Promise<boolean> {
+    if (!this.#seedPorts) return false;
+    if (await this.#seedPorts.seeded(rule, port)) return true;
+    return rule !== host && this.#seedPorts.seeded(host, port);
   }
 }

@@ -30,10 +30,11 @@ function podStage(
   prefix: string,
   onFull: () => void = () => undefined,
   cap?: number,
+  overrides = ['site.test:127.0.0.2'],
 ): VetAddressStage {
   // A resolver on a port nothing listens on: a name without an override fails fast, offline.
   const dns = new DnsCache({
-    overrides: ['site.test:127.0.0.2'],
+    overrides,
     portlessOverridePorts: 'allowed',
     servers: ['127.0.0.1:9'],
     timeoutMs: 200,
@@ -57,6 +58,24 @@ describe('VetAddressStage: seed ports across pods', () => {
     const second = podStage('handoff');
     const deeper = contextOf('http://site.test:8081/docs/a', { depth: 2 });
     expect(await second.run(deeper)).toBeUndefined();
+  });
+
+  it('shares a wildcard seed port with every host under the wildcard, and reads records made per host', async () => {
+    const wildcard = ['*.wild.test:127.0.0.2'];
+    const first = podStage('wild', undefined, undefined, wildcard);
+    expect(await first.run(contextOf('http://a.wild.test:8081/'))).toBeUndefined();
+    expect(await redis.smembers('wild:resolve:ports')).toEqual(['*.wild.test:8081']);
+    const second = podStage('wild', undefined, undefined, wildcard);
+    const sibling = contextOf('http://b.wild.test:8081/docs', { depth: 1 });
+    expect(await second.run(sibling)).toBeUndefined();
+    expect(await second.run(contextOf('http://b.wild.test:8082/', { depth: 1 }))).toMatchObject({
+      kind: 'fail',
+      code: FetchErrorCode.DNS,
+    });
+    // A crawl that recorded its seed ports per host before rules keeps them.
+    await redis.sadd('wild:resolve:ports', 'c.wild.test:8083');
+    const third = podStage('wild', undefined, undefined, wildcard);
+    expect(await third.run(contextOf('http://c.wild.test:8083/a', { depth: 2 }))).toBeUndefined();
   });
 
   it('still keeps the override off ports no seed used', async () => {

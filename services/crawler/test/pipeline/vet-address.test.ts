@@ -38,6 +38,7 @@ describe('VetAddressStage', () => {
       resolve: () => Promise.reject(new TypeError('bug')),
       allowOverridePort: () => undefined,
       overridePortPending: () => false,
+      overrideRule: () => undefined,
     });
     await expect(stage.run(contextOf('http://site.test/'))).rejects.toThrow(TypeError);
   });
