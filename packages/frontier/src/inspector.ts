@@ -90,26 +90,38 @@ export class FrontierInspector {
    */
   async settled(): Promise<boolean> {
     for (const pod of await this.pods()) {
-      const domains = await this.queuedDomainsOf(pod);
-      for (let i = 0; i < domains.length; i += 500) {
-        const counts = await Promise.all(
-          domains.slice(i, i + 500).map(async (d) => {
-            const [q, f] = (await this.#redis.hmget(
-              this.#keys.domain(d),
-              DOMAIN_FIELD.queued,
-              DOMAIN_FIELD.inFlight,
-            )) as (string | null)[];
-            // No live counters: a packed domain (backlog) counts what its archive field holds.
-            if (q === null && f === null) {
-              return Number((await readArchived(this.#redis, this.#keys, d))?.domain.q ?? 0);
-            }
-            return Number(q ?? 0) + Math.max(0, Number(f ?? 0));
-          }),
-        );
-        if (counts.some((n) => n > 0)) return false;
-      }
+      if ((await this.domainsWithWork(pod, 1)) > 0) return false;
     }
     return true;
+  }
+
+  /**
+   * How many domains of a pod's due index or backlog have URLs queued or leases out (exact:
+   * the due index also lists finished hosts until they are parked); counting stops at
+   * `stopAt`. A scan of the index and one read per listed domain.
+   */
+  async domainsWithWork(pod: string, stopAt = Number.POSITIVE_INFINITY): Promise<number> {
+    const domains = await this.queuedDomainsOf(pod);
+    let found = 0;
+    for (let i = 0; i < domains.length && found < stopAt; i += 500) {
+      const counts = await Promise.all(domains.slice(i, i + 500).map((d) => this.#work(d)));
+      found += counts.filter((n) => n > 0).length;
+    }
+    return Math.min(found, stopAt);
+  }
+
+  /** URLs queued plus leases out of a domain, from its exact counters. */
+  async #work(domain: string): Promise<number> {
+    const [q, f] = (await this.#redis.hmget(
+      this.#keys.domain(domain),
+      DOMAIN_FIELD.queued,
+      DOMAIN_FIELD.inFlight,
+    )) as (string | null)[];
+    // No live counters: a packed domain (backlog) counts what its archive field holds.
+    if (q === null && f === null) {
+      return Number((await readArchived(this.#redis, this.#keys, domain))?.domain.q ?? 0);
+    }
+    return Number(q ?? 0) + Math.max(0, Number(f ?? 0));
   }
 
   /**

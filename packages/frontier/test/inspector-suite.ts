@@ -182,5 +182,27 @@ export function describeInspector(name: string, start: () => Promise<SuiteBacken
       expect(await inspector.isStranded('s.example', 'pod-b')).toBe(false);
       expect(await inspector.queuedDomainsOf('pod-b')).toEqual(['s.example']);
     });
+
+    it('counts the domains with work, not the finished hosts the due index still lists', async () => {
+      const { frontier, inspector } = setup();
+      await frontier.enqueue([
+        'https://w1.example/1',
+        'https://w2.example/1',
+        'https://w3.example/1',
+      ]);
+      const { leases } = await frontier.claim({ pod: 'pod-a', max: 3 });
+      expect(leases).toHaveLength(3);
+      const byDomain = new Map(leases.map((l) => [l.domain, l]));
+      await frontier.complete(byDomain.get('w1.example')!);
+      await frontier.complete(byDomain.get('w2.example')!);
+      // w1 and w2 are finished; their hosts stay listed until they are parked.
+      expect(await inspector.dueHostCount('pod-a')).toBe(3);
+      expect(await inspector.domainsWithWork('pod-a')).toBe(1);
+      expect(await inspector.domainsWithWork('pod-a', 1)).toBe(1);
+      expect(await inspector.settled()).toBe(false);
+      await frontier.complete(byDomain.get('w3.example')!);
+      expect(await inspector.domainsWithWork('pod-a')).toBe(0);
+      expect(await inspector.settled()).toBe(true);
+    });
   });
 }

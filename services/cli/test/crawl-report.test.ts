@@ -80,5 +80,8 @@ describe('crawl failure reporting', () => {
     expect(seen).toContain('/ok');
     expect(result.stderr).toMatch(/crawl summary: 1 pages/);
     expect(result.stderr).toContain('errors: none');
+    // The finished host may still sit in the due index (until it is parked): no work left.
+    expect(result.stderr).toContain('domains left with URLs queued or in flight: 0');
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({ summary: { domainsLeft: 0 } });
   }, 90_000);
 });

@@ -58,7 +58,7 @@ interface CrawlFlags {
 const CRAWL_HELP_AFTER = `
 Output: logs on stderr (a failed URL once per host and error code, then at 10, 100, 1000…
 failures); a progress line on a terminal; at the end a summary on stderr (pages, bytes, rate,
-errors by code with an example URL, dead letters, robots, hosts still held; --json: none) and
+errors by code with an example URL, dead letters, robots, domains left with work; --json: none) and
 one JSON line on stdout (the pod's stats plus "summary").
 
 Exit status:
@@ -232,7 +232,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
       },
       afterStop: async (pod) => {
         const stats = pod.stats();
-        const summary = report.summary(stats, await hostsHeld(pod));
+        const summary = report.summary(stats, await domainsLeft(pod));
         // stdout: one JSON line (the pod's stats and the summary) for scripts.
         process.stdout.write(`${JSON.stringify({ ...stats, summary })}\n`);
         if (!flags.json) process.stderr.write(formatSummary(summary));
@@ -255,11 +255,14 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
   }
 }
 
-/** Hosts still in the pod's due index (held by politeness or backoff); undefined if Redis is gone. */
-async function hostsHeld(pod: CrawlerPod): Promise<number | undefined> {
+/**
+ * Domains of the pod with URLs still queued or in flight (held by politeness, backoff or a
+ * stop); undefined if Redis is gone or the count takes more than 2 s.
+ */
+async function domainsLeft(pod: CrawlerPod): Promise<number | undefined> {
   const timeout = new Promise<undefined>((done) => setTimeout(() => done(undefined), 2000).unref());
   return Promise.race([
-    pod.frontier.inspector.dueHostCount(pod.id).catch(() => undefined),
+    pod.frontier.inspector.domainsWithWork(pod.id).catch(() => undefined),
     timeout,
   ]);
 }

@@ -39,8 +39,8 @@ export interface CrawlSummary {
   robots: { disallowed: number; deferred: number; filteredLinks: number };
   /** Hosts whose failures were logged (rate limited), with their counts. */
   failingHosts: number;
-  /** Hosts held by the frontier at the end (waiting on politeness or backoff). */
-  hostsHeld?: number;
+  /** The pod's domains with URLs still queued or in flight at the end (politeness, backoff, a stop). */
+  domainsLeft?: number;
 }
 
 /** Collects failures from the pod's results; see the file comment. */
@@ -82,7 +82,7 @@ export class CrawlReport {
   }
 
   /** The summary of the crawl that ended with `stats`. */
-  summary(stats: PodStats, hostsHeld?: number): CrawlSummary {
+  summary(stats: PodStats, domainsLeft?: number): CrawlSummary {
     const durationMs = Date.now() - this.#startedAt;
     const summary: CrawlSummary = {
       pages: stats.fetched,
@@ -98,7 +98,7 @@ export class CrawlReport {
       },
       failingHosts: new Set([...this.#byHost.keys()].map((k) => k.split('\t')[0])).size,
     };
-    if (hostsHeld !== undefined) summary.hostsHeld = hostsHeld;
+    if (domainsLeft !== undefined) summary.domainsLeft = domainsLeft;
     return summary;
   }
 }
@@ -133,7 +133,9 @@ export function formatSummary(s: CrawlSummary): string {
   lines.push(
     `  robots: ${s.robots.disallowed} disallowed, ${s.robots.deferred} deferred (robots.txt unreachable), ${s.robots.filteredLinks} links filtered`,
   );
-  if (s.hostsHeld !== undefined) lines.push(`  hosts still held: ${s.hostsHeld}`);
+  if (s.domainsLeft !== undefined) {
+    lines.push(`  domains left with URLs queued or in flight: ${s.domainsLeft}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
