@@ -9,15 +9,28 @@ import { createGunzip } from 'node:zlib';
 import { CDXIndexer } from 'warcio';
 import { WarcError, WarcErrorCode } from './errors.js';
 
-/** Writes the CDXJ lines of `paths` (in file order) to `write`; returns how many were written. */
-export async function writeCdxj(paths: string[], write: (line: string) => void): Promise<number> {
+/**
+ * Writes the CDXJ lines of `paths` to `write`; returns how many were written. In file order as
+ * they are read, or with `sort` in byte order of the whole line (`LC_ALL=C sort`), which replay
+ * tools need: pywb finds a URL in an index by binary search. Sorting holds every line in memory
+ * (~300 B per record).
+ */
+export async function writeCdxj(
+  paths: string[],
+  write: (line: string) => void,
+  options: { sort?: boolean } = {},
+): Promise<number> {
   const indexer = new CDXIndexer({ format: 'cdxj' });
   const files = paths.map((path) => ({ filename: basename(path), reader: createReadStream(path) }));
+  const held: Buffer[] = [];
   let lines = 0;
   for await (const entry of indexer.iterIndex(files)) {
-    write(indexer.serialize(entry));
+    const line = indexer.serialize(entry);
+    if (options.sort) held.push(Buffer.from(line));
+    else write(line);
     lines += 1;
   }
+  for (const line of held.sort(Buffer.compare)) write(line.toString());
   return lines;
 }
 

@@ -13,7 +13,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'warc-cli-'));
   const writer = await WarcWriter.open({ dir, pod: 'cli' });
   offsets = [];
-  for (const path of ['/a', '/b']) {
+  // Written out of key order: the index sorts them.
+  for (const path of ['/a', '/b', '/0']) {
     const at = await writer.write({
       url: `http://example.test${path}`,
       sentAtMs: Date.parse('2026-03-04T05:06:07Z'),
@@ -34,19 +35,34 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('shardline warc', () => {
-  it('index prints one CDXJ line per response, as pywb reads them', async () => {
+  it('index prints one CDXJ line per response, sorted as pywb reads them', async () => {
     const { code, stdout } = await runCli(['warc', 'index', file]);
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^test,example\)\/a 20260304050607 \{/);
-    const json = JSON.parse(lines[1]!.slice(lines[1]!.indexOf('{')));
+    expect(lines.map((line) => line.split(' ')[0])).toEqual([
+      'test,example)/0',
+      'test,example)/a',
+      'test,example)/b',
+    ]);
+    expect(lines[1]).toMatch(/^test,example\)\/a 20260304050607 \{/);
+    const json = JSON.parse(lines[2]!.slice(lines[2]!.indexOf('{')));
     expect(json).toMatchObject({
       url: 'http://example.test/b',
       mime: 'text/html',
       status: '200',
       offset: String(offsets[1]),
     });
+  });
+
+  it('index --unsorted streams the lines in file order', async () => {
+    const { code, stdout } = await runCli(['warc', 'index', '--unsorted', file]);
+    expect(code).toBe(0);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ')[0]),
+    ).toEqual(['test,example)/a', 'test,example)/b', 'test,example)/0']);
   });
 
   it('get prints the record at FILE:OFFSET as stored', async () => {

@@ -14,12 +14,16 @@ export function registerWarcCommands(program: Command): void {
   const warc = program.command('warc').description('read the WARC files a crawl wrote');
   warc
     .command('index')
-    .description('print a CDXJ index (pywb format) of WARC files on stdout')
+    .description('print a CDXJ index (pywb format) of WARC files on stdout, sorted as pywb needs')
     .argument('<files...>', '.warc.gz (or .warc) files')
-    .action(async (files: string[]) => {
+    .option(
+      '--unsorted',
+      'in file order as read, streamed (for very large archives: pipe to LC_ALL=C sort)',
+    )
+    .action(async (files: string[], flags: { unsorted?: boolean }) => {
       for (const file of files) readable(file);
       try {
-        await writeCdxj(files, (line) => process.stdout.write(line));
+        await writeCdxj(files, (line) => process.stdout.write(line), { sort: !flags.unsorted });
       } catch (error) {
         throw new CliError(CliErrorCode.IO, `cannot index ${files.join(' ')}: ${message(error)}`);
       }
