@@ -182,6 +182,16 @@ describe('ownership from the registry', () => {
     );
     // --pods still overrides the registry.
     const fixed = await cli(['seed', '--pods', 'pod-x', 'https://orphan.test/'], undefined, prefix);
+    // Commands that re-score a domain need an owner too, and say why, not "new URLs".
+    for (const [args, consequence] of [
+      [['pause', 'orphan.test'], 'so no pod owns orphan.test to re-score its hosts: start a pod'],
+      [['delay', 'orphan.test', '500'], 'so no pod owns orphan.test to re-score it: start a pod'],
+    ] as const) {
+      const refused = await cli([...args], undefined, prefix);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`error: no crawler pod is live in the registry (epoch `);
+      expect(refused.stderr).toContain(consequence);
+    }
     expect(fixed.code).toBe(0);
     const frontier = new RedisFrontier({ redis, prefix, ownerOf: () => 'unused' });
     expect(await frontier.inspector.queuedDomainsOf('pod-x')).toEqual(['orphan.test']);

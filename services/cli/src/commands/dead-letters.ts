@@ -47,7 +47,7 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
     await withSession(flags, async ({ reader, redis, frontier, ownership }) => {
       if (flags.requeue) {
         // Requeued URLs go to their owner's due index: refuse before touching anything.
-        ownership.requirePods();
+        ownership.requirePods('requeued URLs have no owner');
         let targets: string[];
         if (domain === undefined) {
           targets = await allDomainsWithDeadLetters(frontier);

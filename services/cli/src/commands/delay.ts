@@ -43,7 +43,7 @@ export function registerDelayCommand(program: Command, ctx: CliContext): void {
     await withSession(flags, async ({ reader, frontier, ownership }) => {
       await reader.requireDomain(domain);
       // The host is re-scored in its owner's due index.
-      ownership.requirePods();
+      ownership.requirePods(`no pod owns ${host} to re-score it`);
       await frontier.setHostPolicy(host, { delayMs }, domain);
       const state = await frontier.inspector.hostState(domain, host);
       if (flags.json) return writeJson(ctx.stdout, { host, domain, delayMs: state.delayMs });

@@ -67,7 +67,7 @@ export function registerPauseCommands(program: Command, ctx: CliContext): void {
       await withSession(flags, async ({ reader, frontier, ownership }) => {
         await reader.requireDomain(domain);
         // Resuming and blocks re-score the domain's hosts in their owner's due index.
-        ownership.requirePods();
+        ownership.requirePods(`no pod owns ${domain} to re-score its hosts`);
         const blockTarget = flags.host ? { host: target } : { domain };
         if (flags.until !== undefined) await frontier.blockUntil(blockTarget, flags.until);
         else if (paused) await frontier.pause(domain);

@@ -45,8 +45,11 @@ export interface Ownership {
    * since a URL queued for nobody would never be claimed.
    */
   ownerOf(domain: string): string;
-  /** Throws the `NO_PODS` {@link CliError} when the ring is empty. */
-  requirePods(): void;
+  /**
+   * Throws the `NO_PODS` {@link CliError} when the ring is empty; `consequence` says what needs
+   * an owner (default: `new URLs have no owner`).
+   */
+  requirePods(consequence?: string): void;
 }
 
 const SOURCE_TEXT: Record<MembershipSource, string> = {
@@ -55,18 +58,18 @@ const SOURCE_TEXT: Record<MembershipSource, string> = {
   'frontier-pods': 'pods seen in the frontier',
 };
 
-/** Why nobody can own new URLs, as one line that says what to do. */
-function noPodsMessage(snapshot: ClusterSnapshot): string {
+/** Why nobody owns anything, and so `consequence`, as one line that says what to do. */
+function noPodsMessage(snapshot: ClusterSnapshot, consequence: string): string {
   const remedy =
     'start a pod first (`shardline crawl`), or pass --pods <ids> with the pod ids that will crawl';
   if (snapshot.source === 'frontier-pods') {
-    return `no crawler pod has registered in this frontier yet, so new URLs have no owner: ${remedy} (e.g. --pods "$(hostname)" for a local \`shardline crawl\`); a pod that is starting registers within seconds: then run this again`;
+    return `no crawler pod has registered in this frontier yet, so ${consequence}: ${remedy} (e.g. --pods "$(hostname)" for a local \`shardline crawl\`); a pod that is starting registers within seconds: then run this again`;
   }
   if (snapshot.members.length === 0) {
-    return `no crawler pod is live in the registry (epoch ${snapshot.epoch}: every pod has left), so new URLs have no owner: ${remedy}`;
+    return `no crawler pod is live in the registry (epoch ${snapshot.epoch}: every pod has left), so ${consequence}: ${remedy}`;
   }
   const ids = snapshot.members.map((m) => m.id).join(', ');
-  return `no crawler pod is live in the registry: the session of every member (${ids}) has expired, so new URLs have no owner: ${remedy}`;
+  return `no crawler pod is live in the registry: the session of every member (${ids}) has expired, so ${consequence}: ${remedy}`;
 }
 
 /** Builds the ring the CLI uses for owners (see the module comment). */
@@ -85,9 +88,9 @@ export async function resolveOwnership(
     refreshMs: Number.MAX_SAFE_INTEGER,
   });
   const snapshot = await cluster.snapshot();
-  const requirePods = (): void => {
+  const requirePods = (consequence = 'new URLs have no owner'): void => {
     if (snapshot.ring.size === 0) {
-      throw new CliError(CliErrorCode.NO_PODS, noPodsMessage(snapshot));
+      throw new CliError(CliErrorCode.NO_PODS, noPodsMessage(snapshot, consequence));
     }
   };
   return {
