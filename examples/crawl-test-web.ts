@@ -52,7 +52,8 @@ try {
   process.stdout.write(`${lines.slice(0, 3).join('\n')}\n… ${lines.length} items\n`);
   const warcs = readdirSync(join(dir, 'warc')).map((name) => join(dir, 'warc', name));
   const cdxj: string[] = [];
-  await writeCdxj(warcs, (line) => cdxj.push(line));
+  // Sorted, as a replay tool's index must be (pywb looks URLs up by binary search).
+  await writeCdxj(warcs, (line) => cdxj.push(line), { sort: true });
   process.stdout.write(`CDXJ (${cdxj.length} lines), first: ${cdxj[0]}`);
 } finally {
   redis.disconnect();
