@@ -4,7 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAlive } from '../src/local-cluster/control-file.js';
+import { isAlive, joinProgress, type PodStatus } from '../src/local-cluster/control-file.js';
 import { READY_IPC_ENV, READY_MESSAGE } from '../src/local-cluster/ready-signal.js';
 import { Supervisor, type SupervisorOptions } from '../src/local-cluster/supervisor.js';
 
@@ -159,5 +159,43 @@ describe('Supervisor', () => {
     ).toThrow(/graceMs must be a non-negative integer, got -1 \(number\)/);
     const { s } = supervisor(POD);
     await expect(s.scale(1.5)).rejects.toThrow(/count must be a non-negative integer/);
+  });
+});
+
+describe('joinProgress (what up and scale wait for)', () => {
+  const pod = (id: string, state: PodStatus['state'], lastExit?: string): PodStatus => ({
+    id,
+    index: Number(id.split('-')[1]),
+    state,
+    restarts: 0,
+    ...(lastExit ? { lastExit } : {}),
+  });
+
+  it('waits for pods not listed, starting or restarting; running and exited count as joined', () => {
+    const pods = [
+      pod('local-0', 'running'),
+      pod('local-1', 'starting'),
+      pod('local-2', 'restarting'),
+      pod('local-3', 'exited'),
+    ];
+    expect(joinProgress(pods, ['local-0', 'local-1', 'local-2', 'local-3', 'local-4'])).toEqual({
+      crashLooped: undefined,
+      waiting: ['local-1', 'local-2', 'local-4'],
+    });
+    // Only the pods asked about: scale waits for the ones it started.
+    expect(joinProgress(pods, ['local-0', 'local-3'])).toEqual({
+      crashLooped: undefined,
+      waiting: [],
+    });
+  });
+
+  it('names every crash-looped pod asked about, with how it last ended', () => {
+    const pods = [pod('local-0', 'failed', 'code 1'), pod('local-1', 'failed', 'signal SIGKILL')];
+    expect(joinProgress(pods, ['local-0', 'local-1']).crashLooped).toBe(
+      'pod(s) local-0 (code 1), local-1 (signal SIGKILL) crash-looped at start',
+    );
+    expect(joinProgress(pods, ['local-1']).crashLooped).toBe(
+      'pod(s) local-1 (signal SIGKILL) crash-looped at start',
+    );
   });
 });

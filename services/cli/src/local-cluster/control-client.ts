@@ -4,7 +4,13 @@
  * clear {@link CliError} line.
  */
 import { CliError, CliErrorCode } from '../errors.js';
-import { type ClusterFile, clusterFilePath, isAlive, readClusterFile } from './control-file.js';
+import {
+  type ClusterFile,
+  clusterFilePath,
+  isAlive,
+  joinProgress,
+  readClusterFile,
+} from './control-file.js';
 
 /** A control-file entry whose supervisor is gone: the pods it may have left behind. */
 export class StaleClusterError extends CliError {
@@ -62,19 +68,13 @@ export class ClusterClient {
   async waitJoined(ids: readonly string[], timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { pods } = await this.status();
-      const wanted = pods.filter((pod) => ids.includes(pod.id));
-      const failed = wanted.filter((pod) => pod.state === 'failed');
-      if (failed.length > 0) {
+      const { crashLooped, waiting } = joinProgress((await this.status()).pods, ids);
+      if (crashLooped) {
         throw new CliError(
           CliErrorCode.IO,
-          `pod(s) ${failed.map((pod) => `${pod.id} (${pod.lastExit})`).join(', ')} crash-looped at start; their lines are in ${this.file.dataDir}/cluster.log`,
+          `${crashLooped}; their lines are in ${this.file.dataDir}/cluster.log`,
         );
       }
-      // `exited`: finished on its own (--exit-when-idle) after joining; nothing to wait for.
-      const waiting = wanted
-        .filter((pod) => pod.state !== 'running' && pod.state !== 'exited')
-        .map((pod) => pod.id);
       if (waiting.length === 0) return;
       if (Date.now() >= deadline) {
         throw new CliError(

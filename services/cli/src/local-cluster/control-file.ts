@@ -25,6 +25,40 @@ export interface PodStatus {
   lastExit?: string;
 }
 
+/** The pod id of slot `index`. */
+export function podId(index: number): string {
+  return `local-${index}`;
+}
+
+/** Where the pods `ids` stand after a start (`up`, `scale`), read from the supervisor's status. */
+export interface JoinProgress {
+  /** `pod(s) local-1 (code 1) crash-looped at start` when one of them gave up; else undefined. */
+  crashLooped?: string;
+  /** The ids not running yet (not listed, starting, restarting). */
+  waiting: string[];
+}
+
+/**
+ * How far the pods `ids` of `pods` have come: a pod counts once `running` (it has joined the
+ * registry) or `exited` (finished on its own, `--exit-when-idle`, after joining).
+ */
+export function joinProgress(pods: readonly PodStatus[], ids: readonly string[]): JoinProgress {
+  const byId = new Map(pods.map((pod) => [pod.id, pod]));
+  const failed = ids.flatMap((id) => {
+    const pod = byId.get(id);
+    return pod?.state === 'failed' ? [`${pod.id} (${pod.lastExit})`] : [];
+  });
+  const waiting = ids.filter((id) => {
+    const state = byId.get(id)?.state;
+    return state !== 'running' && state !== 'exited';
+  });
+  return {
+    crashLooped:
+      failed.length > 0 ? `pod(s) ${failed.join(', ')} crash-looped at start` : undefined,
+    waiting,
+  };
+}
+
 /** The content of `cluster.json`. */
 export interface ClusterFile {
   version: 1;

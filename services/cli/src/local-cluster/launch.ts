@@ -9,7 +9,14 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } fro
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { CliError, CliErrorCode } from '../errors.js';
-import { type ClusterFile, clusterFilePath, isAlive, readClusterFile } from './control-file.js';
+import {
+  type ClusterFile,
+  clusterFilePath,
+  isAlive,
+  joinProgress,
+  podId,
+  readClusterFile,
+} from './control-file.js';
 import { type ClusterSpec, SHARDLINE_BIN, SUPERVISOR_COMMAND } from './spec.js';
 
 /** Options of {@link launchCluster}. */
@@ -127,6 +134,7 @@ async function waitReady(
   void exited.then((code) => {
     exitCode = code;
   });
+  const ids = Array.from({ length: spec.pods }, (_, index) => podId(index));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (exitCode !== undefined) {
@@ -137,16 +145,9 @@ async function waitReady(
     }
     const file = readClusterFile(spec.dataDir);
     if (file?.supervisorPid === pid) {
-      const failed = file.pods.filter((pod) => pod.state === 'failed');
-      if (failed.length > 0) {
-        return {
-          ok: false,
-          reason: `pod(s) ${failed.map((p) => `${p.id} (${p.lastExit})`).join(', ')} crash-looped at start`,
-        };
-      }
-      if (file.pods.length === spec.pods && file.pods.every((pod) => pod.state === 'running')) {
-        return { ok: true, file };
-      }
+      const { crashLooped, waiting } = joinProgress(file.pods, ids);
+      if (crashLooped) return { ok: false, reason: crashLooped };
+      if (waiting.length === 0) return { ok: true, file };
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -5,7 +5,7 @@
  * ids or stopping the highest ones gracefully. Scale and down requests run one at a time.
  */
 import type { Writable } from 'node:stream';
-import type { PodState, PodStatus } from './control-file.js';
+import { type PodState, type PodStatus, podId } from './control-file.js';
 import { describeExit, type PodExit, PodProcess, type PodStopReport } from './pod-process.js';
 
 /** Options of {@link Supervisor}. */
@@ -68,11 +68,6 @@ function positiveInt(name: string, value: number | undefined, fallback: number):
     throw new TypeError(`${name} must be a non-negative integer, got ${String(v)} (${typeof v})`);
   }
   return v;
-}
-
-/** The pod id of slot `index`. */
-export function podId(index: number): string {
-  return `local-${index}`;
 }
 
 /** Supervises the local cluster's pod processes. */
