@@ -56,16 +56,15 @@ export class VetAddressStage implements LeaseStage {
   async run(ctx: LeaseContext): Promise<Settlement | undefined> {
     const { host } = ctx.lease;
     const port = portOf(ctx.lease.url);
-    const override = this.#dns.overrideRule(host);
-    const rule = override?.rule ?? host;
-    if (ctx.lease.depth === 0 && ctx.sitemapLevel === undefined) {
-      if (this.#dns.overridePortPending(host, port)) await this.#seedPorts?.remember(rule, port);
-      this.#dns.allowOverridePort(host, port);
-    } else if (
-      this.#dns.overridePortPending(host, port) &&
-      (await this.#seeded(rule, host, port))
-    ) {
-      this.#dns.allowOverridePort(host, port);
+    // One table lookup per lease; the rule is read only for a port its override lacks.
+    if (this.#dns.overridePortPending(host, port)) {
+      const rule = this.#dns.overrideRule(host)?.rule ?? host;
+      if (ctx.lease.depth === 0 && ctx.sitemapLevel === undefined) {
+        await this.#seedPorts?.remember(rule, port);
+        this.#dns.allowOverridePort(host, port);
+      } else if (await this.#seeded(rule, host, port)) {
+        this.#dns.allowOverridePort(host, port);
+      }
     }
     try {
       await this.#dns.resolve(host, port);
@@ -73,21 +72,25 @@ export class VetAddressStage implements LeaseStage {
     } catch (error) {
       if (!(error instanceof DnsError)) throw error;
       const refused = REFUSED.has(error.code);
-      // The operator's override would have answered on a seed's port: say what is missing.
-      const address =
-        override && (override.address.includes(':') ? `[${override.address}]` : override.address);
-      const portless =
-        address && this.#dns.overridePortPending(host, port)
-          ? `; --resolve ${rule}:${address} reaches only its seeds' ports, not ${port}: name the port (--resolve '${rule}:${port}:${address}') or seed a URL on it`
-          : '';
       return {
         kind: 'fail',
         retryable: !refused,
         code: refused ? FetchErrorCode.DNS_REFUSED : FetchErrorCode.DNS,
-        message: `${error.message}${portless}`,
+        message: `${error.message}${this.#missingPort(host, port)}`,
         sent: false,
       };
     }
+  }
+
+  /** What the operator's override lacks when it would answer on a seed's port; else ''. */
+  #missingPort(host: string, port: number): string {
+    const override = this.#dns.overridePortPending(host, port)
+      ? this.#dns.overrideRule(host)
+      : undefined;
+    if (!override) return '';
+    const { rule } = override;
+    const address = override.address.includes(':') ? `[${override.address}]` : override.address;
+    return `; --resolve ${rule}:${address} reaches only its seeds' ports, not ${port}: name the port (--resolve '${rule}:${port}:${address}') or seed a URL on it`;
   }
 
   /** Whether a pod recorded a seed on `port` under `rule` (or, as before rules, of `host`). */
