@@ -15,16 +15,12 @@ import { Redis } from 'ioredis';
 import { startRedis } from '../../../test/helpers/redis.js';
 import { CrawlRegistry, RedisFrontier } from '../src/index.js';
 import { FrontierKeys } from '../src/keys.js';
+import { usedMemory } from './redis-memory.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 const DOMAINS = Math.round(20_000 * scale);
 const PER_DOMAIN = 5;
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
-
-async function usedMemory(redis: Redis): Promise<number> {
-  const info = await redis.info('memory');
-  return Number(/used_memory:(\d+)/.exec(info)?.[1]);
-}
 
 async function enqueueAll(frontier: RedisFrontier): Promise<void> {
   for (let k = 0; k < PER_DOMAIN; k++) {

@@ -39,6 +39,7 @@ import { expand, FRONTIER_LUA_INCLUDES } from '../src/lua-scripts.js';
 import { envInt } from './bench-env.js';
 import { claimCompleteInBuckets, siteUrl } from './bucket-layout.js';
 import { claimAll } from './claim-loops.js';
+import { usedMemory } from './redis-memory.js';
 
 const HOSTS = envInt('BENCH_FLOOR_HOSTS', 20_000, 1000, 10_000_000);
 /** Hosts per script call in the batched shape. */
@@ -237,21 +238,19 @@ try {
     rows.push([`floor, ${perCall} host${perCall > 1 ? 's' : ''} per script call`, us]);
   }
   await redis.flushall();
-  const usedMemory = async () =>
-    Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? Number.NaN);
-  const empty = await usedMemory();
+  const empty = await usedMemory(redis);
   const sketch = await claimCompleteInBuckets(
     redis,
     { hosts: HOSTS, perBucket: BATCH, pipeline: PIPELINE },
     async (work) => {
-      const queued = await usedMemory();
+      const queued = await usedMemory(redis);
       const window = await startCpuWindow(redis);
       await work();
       const cpuUs = (await window()).cpuUs / HOSTS;
       return {
         cpuUs,
         queued: (queued - empty) / HOSTS,
-        done: ((await usedMemory()) - empty) / HOSTS,
+        done: ((await usedMemory(redis)) - empty) / HOSTS,
       };
     },
   );

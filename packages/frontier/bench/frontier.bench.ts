@@ -26,6 +26,7 @@ import {
 } from '../../../test/helpers/redis-cpu.js';
 import { RedisFrontier } from '../src/index.js';
 import { claimAll } from './claim-loops.js';
+import { usedMemory } from './redis-memory.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 const BATCH = 1000;
@@ -51,11 +52,6 @@ function* batches(
       yield batch;
     }
   }
-}
-
-async function usedMemory(redis: Redis): Promise<number> {
-  const info = await redis.info('memory');
-  return Number(/used_memory:(\d+)/.exec(info)?.[1]);
 }
 
 /** Runs `each` on every page of the keys matching `pattern` (SCAN). */

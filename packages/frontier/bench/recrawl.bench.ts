@@ -13,6 +13,7 @@
 import { Redis } from 'ioredis';
 import { startRedis } from '../../../test/helpers/redis.js';
 import { type EnqueueItem, RedisFrontier, type Validators } from '../src/index.js';
+import { usedMemory } from './redis-memory.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 const WEEK_MS = 7 * 86_400_000;
@@ -20,11 +21,6 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 
 function urlOf(domain: number, i: number): string {
   return `https://www.site${domain}.com/articles/${i}/a-page-title-${(i * 7919) % 100_000}`;
-}
-
-async function usedMemory(redis: Redis): Promise<number> {
-  const info = await redis.info('memory');
-  return Number(/used_memory:(\d+)/.exec(info)?.[1]);
 }
 
 async function deleteMatching(redis: Redis, pattern: string): Promise<void> {
