@@ -55,6 +55,11 @@ export function archiveKey(prefix: string, domain: string): string {
   return `${prefix}:{${tagOfSlot(calculateSlot(`d:${domain}`))}}:a:${spread(domain)}`;
 }
 
+/** SCAN MATCH pattern of every {@link archiveKey} under `prefix` (tools and tests). */
+export function archiveKeysPattern(prefix: string): string {
+  return `${prefix}:{*}:a:*`;
+}
+
 /** An archived domain as a reader sees it: its counter fields and its hosts' fields. */
 export interface ArchivedDomain {
   /** Fingerprints of the URLs the crawl accepted (decimal strings, as seen.lua keeps them). */

@@ -1,6 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import { describe, expect, it } from 'vitest';
-import { ARCHIVE_HASHES_PER_SLOT } from '../src/archive.js';
+import { ARCHIVE_HASHES_PER_SLOT, archiveKeysPattern } from '../src/archive.js';
 import { FrontierKeys } from '../src/keys.js';
 
 /** The hash tag Redis Cluster hashes: the first {...} with something inside. */
@@ -54,6 +54,12 @@ describe('FrontierKeys', () => {
     for (const key of [keys.stats(), keys.domains(), keys.pods(), keys.due('pod-1')]) {
       expect(key).not.toMatch(pattern);
     }
+    // The archive hashes' pattern matches a domain's archive hash, and no per-domain key.
+    const archives = new RegExp(
+      `^${archiveKeysPattern('sl').replace(/[{}]/g, '\\$&').replaceAll('*', '.*')}$`,
+    );
+    expect(keys.archive(d)).toMatch(archives);
+    for (const key of [...all, keys.stats(), keys.due('pod-1')]) expect(key).not.toMatch(archives);
     expect(keys.hostQueue(d, 'www.example.com', 5)).toBe(
       'sl:{d:example.com}:h:www.example.com:q:5',
     );

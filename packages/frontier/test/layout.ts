@@ -7,6 +7,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { FrontierKeys } from '../src/keys.js';
 
+/** A SCAN MATCH pattern for the archive hashes (finished domains, folded) under a prefix. */
+export { archiveKeysPattern } from '../src/archive.js';
+
 /**
  * Moves a global counter by `delta`, as a pod killed between a domain script and its
  * counter update leaves it (e.g. `inFlight` +1 after a complete whose decrement was lost).
@@ -23,11 +26,6 @@ export async function skewGlobalCounter(
 /** A SCAN MATCH pattern for every per-domain key under `prefix`. */
 export function domainKeysPattern(prefix: string): string {
   return new FrontierKeys(prefix).domainKeysPattern();
-}
-
-/** A SCAN MATCH pattern for the archive hashes under `prefix` (finished domains, folded). */
-export function archiveKeysPattern(prefix: string): string {
-  return `${prefix}:{*}:a:*`;
 }
 
 /** How many distinct archive hashes hold `domains` once they are all folded away. */
