@@ -11,9 +11,6 @@ import {
   decodeHostState,
   dueMember,
   HOST_STATE_FIELD,
-  parseDueMember,
-  parseDueMeta,
-  parseScore,
   unpackDeadLetter,
   unpackHeldLease,
   withPoliteness,
@@ -29,6 +26,7 @@ import type { FrontierLostRecord } from './identity.js';
 import { readDeadLetterDomainPage, readDomainPage, sampleDomainIndex } from './index-pages.js';
 import { FrontierKeys } from './keys.js';
 import { type FrontierInspectorOptions, resolveInspectorOptions } from './options.js';
+import { readBacklogPage, readDueEntries, readDueHosts, readListedDomains } from './pod-reads.js';
 import type {
   CounterStats,
   DeadLetter,
@@ -44,9 +42,6 @@ import type {
   UrlStatus,
 } from './read-types.js';
 import { readUrlStatus } from './url-status.js';
-
-/** Backlog names read per LRANGE. */
-const BACKLOG_PAGE = 1000;
 
 /** Reads frontier state; never writes. Needs no pod id and no ring (API, CLI, tools). */
 export class FrontierInspector {
@@ -238,8 +233,7 @@ export class FrontierInspector {
     page: { offset?: number; limit?: number } = {},
   ): Promise<DeadLetter[]> {
     checkName('domain', domain);
-    const offset = page.offset ?? 0;
-    const limit = page.limit ?? 100;
+    const { offset, limit } = checkPage(page);
     const rows = (await this.#redis.lrange(
       this.#keys.deadLetters(domain),
       offset,
@@ -278,34 +272,16 @@ export class FrontierInspector {
    * A page of a pod's backlog, oldest first: hosts of packed domains (`packNewDomains`), due
    * now but not in its due index until a claim of the pod takes them. A name may repeat.
    */
-  async backlogHosts(
+  backlogHosts(
     pod: string,
     page: { offset?: number; limit?: number } = {},
   ): Promise<{ domain: string; host: string }[]> {
-    const { offset, limit } = checkPage(page);
-    const members = await this.#redis.lrange(
-      this.#keys.backlog(checkPod(pod)),
-      offset,
-      offset + limit - 1,
-    );
-    return members.map((m) => parseDueMember(m));
+    return readBacklogPage(this.#redis, this.#keys, pod, page);
   }
 
   /** A pod's due index, earliest first: which hosts it will visit and when. */
-  async dueHosts(pod: string, page: { offset?: number; limit?: number } = {}): Promise<DueHost[]> {
-    const offset = page.offset ?? 0;
-    const limit = page.limit ?? 100;
-    const flat = (await this.#redis.zrange(
-      this.#keys.due(checkPod(pod)),
-      offset,
-      offset + limit - 1,
-      'WITHSCORES',
-    )) as string[];
-    const out: DueHost[] = [];
-    for (let i = 0; i < flat.length; i += 2) {
-      out.push({ ...parseDueMember(flat[i]!), dueAtMs: parseScore(flat[i + 1]) ?? Number.NaN });
-    }
-    return out;
+  dueHosts(pod: string, page: { offset?: number; limit?: number } = {}): Promise<DueHost[]> {
+    return readDueHosts(this.#redis, this.#keys, pod, page);
   }
 
   /**
@@ -313,44 +289,16 @@ export class FrontierInspector {
    * diagnosing handoffs. Two reads, not one snapshot: an entry updated in between shows
    * its new meta.
    */
-  async dueEntries(
-    pod: string,
-    page: { offset?: number; limit?: number } = {},
-  ): Promise<DueEntry[]> {
-    const hosts = await this.dueHosts(pod, page);
-    if (hosts.length === 0) return [];
-    const metas = (await this.#redis.hmget(
-      this.#keys.dueMeta(pod),
-      ...hosts.map((h) => dueMember(h.domain, h.host)),
-    )) as (string | null)[];
-    return hosts.map((h, k) => ({ ...h, ...parseDueMeta(metas[k]) }));
+  dueEntries(pod: string, page: { offset?: number; limit?: number } = {}): Promise<DueEntry[]> {
+    return readDueEntries(this.#redis, this.#keys, pod, page);
   }
 
   /**
    * Distinct domains in a pod's due index (queued or with leases out) or its backlog
    * (packed), sorted.
    */
-  async queuedDomainsOf(pod: string): Promise<string[]> {
-    const domains = new Set<string>();
-    let cursor = '0';
-    do {
-      const [next, page] = (await this.#redis.zscan(
-        this.#keys.due(checkPod(pod)),
-        cursor,
-        'COUNT',
-        500,
-      )) as [string, string[]];
-      for (let i = 0; i < page.length; i += 2) domains.add(parseDueMember(page[i]!).domain);
-      cursor = next;
-    } while (cursor !== '0');
-    // And the packed domains its backlog names (read in pages; names appended meanwhile
-    // are the next read's).
-    for (let at = 0; ; at += BACKLOG_PAGE) {
-      const page = await this.#redis.lrange(this.#keys.backlog(pod), at, at + BACKLOG_PAGE - 1);
-      for (const member of page) domains.add(parseDueMember(member).domain);
-      if (page.length < BACKLOG_PAGE) break;
-    }
-    return [...domains].sort();
+  queuedDomainsOf(pod: string): Promise<string[]> {
+    return readListedDomains(this.#redis, this.#keys, pod);
   }
 
   /**
