@@ -10,16 +10,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   checkComposeModel,
-  checkDockerfile,
   composeConfig,
   durationSeconds,
-  parseManifests,
-  ROOT,
-  renderKustomize,
-  validateAll,
   validateCompose,
-  validateManifestText,
-} from '../deploy/validate.js';
+} from '../deploy/compose.js';
+import { checkDockerfile } from '../deploy/dockerfile.js';
+import { parseManifests, renderKustomize, validateManifestText } from '../deploy/kubernetes.js';
+import { ROOT } from '../deploy/shared.js';
+import { validateAll } from '../deploy/validate.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'shardline-deploy-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
