@@ -21,6 +21,14 @@ beforeAll(async () => {
       res.writeHead(404).end();
       return;
     }
+    if (req.url?.startsWith('/gone')) {
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>gone</body></html>');
+      return;
+    }
+    if (req.url === '/private') {
+      res.writeHead(403, { 'content-type': 'text/html' }).end('<html><body>no</body></html>');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>ok</body></html>');
   });
   await new Promise<void>((done) => web.listen(0, '127.0.0.1', done));
@@ -83,5 +91,43 @@ describe('crawl failure reporting', () => {
     // The finished host may still sit in the due index (until it is parked): no work left.
     expect(result.stderr).toContain('domains left with URLs queued or in flight: 0');
     expect(JSON.parse(result.stdout.trim())).toMatchObject({ summary: { domainsLeft: 0 } });
+  }, 90_000);
+
+  it('pages answered with an error status are counted in the summary by status, with an example', async () => {
+    const result = await runCliWith(
+      [
+        'crawl',
+        '--prefix',
+        'statuses',
+        '--allow-private-addresses',
+        '--min-delay-ms',
+        '0',
+        '--exit-when-idle',
+        `http://127.0.0.1:${port}/fine`,
+        `http://127.0.0.1:${port}/gone1`,
+        `http://127.0.0.1:${port}/gone2`,
+        `http://127.0.0.1:${port}/private`,
+        '--idle-grace-ms',
+        '300',
+      ],
+      { env: { REDIS_URL: redis.url } },
+    );
+    expect(result.code).toBe(0);
+    expect(seen).toEqual(expect.arrayContaining(['/gone1', '/gone2', '/private']));
+    expect(result.stderr).toMatch(/crawl summary: 4 pages/);
+    // Fetched pages, not failed fetches: the errors line stays as it was.
+    expect(result.stderr).toContain('errors: none');
+    expect(result.stderr).toContain('pages with an error status:');
+    expect(result.stderr).toMatch(
+      new RegExp(`404  2  e\\.g\\. http://127\\.0\\.0\\.1:${port}/gone[12]`),
+    );
+    expect(result.stderr).toContain(`403  1  e.g. http://127.0.0.1:${port}/private`);
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({
+      summary: {
+        pages: 4,
+        errors: {},
+        errorStatuses: { '404': { count: 2 }, '403': { count: 1 } },
+      },
+    });
   }, 90_000);
 });

@@ -35,6 +35,8 @@ export interface CrawlSummary {
   durationMs: number;
   pagesPerSecond: number;
   errors: Record<string, CodeCount>;
+  /** Pages fetched whose response had a status of 400 or more (broken links…), by status. */
+  errorStatuses: Record<string, CodeCount>;
   deadLetters: number;
   robots: { disallowed: number; deferred: number; filteredLinks: number };
   /** Hosts whose failures were logged (rate limited), with their counts. */
@@ -48,6 +50,7 @@ export class CrawlReport {
   readonly #logger: Logger;
   readonly #startedAt = Date.now();
   readonly #codes = new Map<string, CodeCount>();
+  readonly #statuses = new Map<string, CodeCount>();
   readonly #byHost = new Map<string, number>();
 
   constructor(logger: Logger) {
@@ -57,10 +60,13 @@ export class CrawlReport {
   /** Observes one result (the pod's `onResult`). */
   observe = (result: CrawlResult): void => {
     const code = result.errorCode;
+    // A page is fetched whatever its status: a 404 is no failed fetch, but the operator
+    // still wants to know how many links were broken (summary only, no log line per page).
+    if (!code && result.outcome === 'fetched' && result.status >= 400) {
+      count(this.#statuses, String(result.status), result.url);
+    }
     if (!code || result.outcome === 'released') return;
-    const known = this.#codes.get(code);
-    if (known) known.count += 1;
-    else this.#codes.set(code, { count: 1, example: result.url });
+    count(this.#codes, code, result.url);
     const key = `${result.host}\t${code}`;
     const n = (this.#byHost.get(key) ?? 0) + 1;
     this.#byHost.set(key, n);
@@ -78,7 +84,7 @@ export class CrawlReport {
 
   /** Errors by code, most frequent first. */
   errors(): [string, CodeCount][] {
-    return [...this.#codes].sort((a, b) => b[1].count - a[1].count);
+    return mostFirst(this.#codes);
   }
 
   /** The summary of the crawl that ended with `stats`. */
@@ -90,6 +96,7 @@ export class CrawlReport {
       durationMs,
       pagesPerSecond: Math.round((stats.fetched * 1000 * 10) / Math.max(1, durationMs)) / 10,
       errors: Object.fromEntries(this.errors()),
+      errorStatuses: Object.fromEntries(mostFirst(this.#statuses)),
       deadLetters: stats.dead,
       robots: {
         disallowed: stats.robotsDisallowed,
@@ -101,6 +108,16 @@ export class CrawlReport {
     if (domainsLeft !== undefined) summary.domainsLeft = domainsLeft;
     return summary;
   }
+}
+
+function count(counts: Map<string, CodeCount>, key: string, url: string): void {
+  const known = counts.get(key);
+  if (known) known.count += 1;
+  else counts.set(key, { count: 1, example: url });
+}
+
+function mostFirst(counts: Map<string, CodeCount>): [string, CodeCount][] {
+  return [...counts].sort((a, b) => b[1].count - a[1].count);
 }
 
 /** A byte count for people: `0 B`, `12.3 KB`, `4.5 MB`. */
@@ -127,6 +144,13 @@ export function formatSummary(s: CrawlSummary): string {
     for (const [code, { count, example }] of codes) {
       const hint = hintFor(code);
       lines.push(`    ${code}  ${count}  e.g. ${example}${hint ? `  (${hint})` : ''}`);
+    }
+  }
+  const statuses = Object.entries(s.errorStatuses);
+  if (statuses.length > 0) {
+    lines.push('  pages with an error status:');
+    for (const [status, { count, example }] of statuses) {
+      lines.push(`    ${status}  ${count}  e.g. ${example}`);
     }
   }
   lines.push(`  dead letters: ${s.deadLetters}`);
