@@ -21,6 +21,7 @@ import {
   readDomainStats,
   readLiveHosts,
 } from './domain-reads.js';
+import { FrontierArgumentError } from './errors.js';
 import { readHostQueue, readQueueHead } from './host-queue.js';
 import type { FrontierLostRecord } from './identity.js';
 import { readDeadLetterDomainPage, readDomainPage, sampleDomainIndex } from './index-pages.js';
@@ -295,10 +296,13 @@ export class FrontierInspector {
 
   /**
    * Distinct domains in a pod's due index (queued or with leases out) or its backlog
-   * (packed), sorted.
+   * (packed), sorted; at most `max` (the scan stops there: a wide crawl's pod lists millions).
    */
-  queuedDomainsOf(pod: string): Promise<string[]> {
-    return readListedDomains(this.#redis, this.#keys, pod);
+  queuedDomainsOf(pod: string, max = Number.POSITIVE_INFINITY): Promise<string[]> {
+    if (max !== Number.POSITIVE_INFINITY && !(Number.isSafeInteger(max) && max >= 1)) {
+      throw new FrontierArgumentError('max', max, 'a positive integer');
+    }
+    return readListedDomains(this.#redis, this.#keys, pod, max);
   }
 
   /**

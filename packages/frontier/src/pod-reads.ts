@@ -67,11 +67,16 @@ export async function readDueEntries(
   return hosts.map((h, k) => ({ ...h, ...parseDueMeta(metas[k]) }));
 }
 
-/** Distinct domains of a pod's due index or its backlog, sorted: a scan of both. */
+/**
+ * Distinct domains of a pod's due index or its backlog, sorted: a scan of both, which stops
+ * once it has found `max` (the first `max` names found, sorted: a pod of a wide crawl lists
+ * millions; ask for one more than you will use to learn whether there are more).
+ */
 export async function readListedDomains(
   redis: Redis | Cluster,
   keys: FrontierKeys,
   pod: string,
+  max = Number.POSITIVE_INFINITY,
 ): Promise<string[]> {
   const domains = new Set<string>();
   let cursor = '0';
@@ -82,12 +87,12 @@ export async function readListedDomains(
     ];
     for (let i = 0; i < page.length; i += 2) domains.add(parseDueMember(page[i]!).domain);
     cursor = next;
-  } while (cursor !== '0');
+  } while (cursor !== '0' && domains.size < max);
   // Read in pages; names appended meanwhile are the next read's.
-  for (let at = 0; ; at += BACKLOG_PAGE) {
+  for (let at = 0; domains.size < max; at += BACKLOG_PAGE) {
     const page = await redis.lrange(keys.backlog(pod), at, at + BACKLOG_PAGE - 1);
     for (const member of page) domains.add(parseDueMember(member).domain);
     if (page.length < BACKLOG_PAGE) break;
   }
-  return [...domains].sort();
+  return [...domains].slice(0, max).sort();
 }

@@ -14,6 +14,8 @@ export const UrlFrontierErrorCode = {
   NOT_FOUND: 'SHARDLINE_ERR_URLFRONTIER_NOT_FOUND',
   /** A method (or a form of it) that has no meaning on the sharded frontier; the message says why. */
   UNIMPLEMENTED: 'SHARDLINE_ERR_URLFRONTIER_UNIMPLEMENTED',
+  /** A request this node could answer only by reading past a bound (the message names it and the form that answers). */
+  TOO_LARGE: 'SHARDLINE_ERR_URLFRONTIER_TOO_LARGE',
 } as const;
 
 export type UrlFrontierErrorCode = (typeof UrlFrontierErrorCode)[keyof typeof UrlFrontierErrorCode];
@@ -23,6 +25,7 @@ const GRPC_STATUS: Record<UrlFrontierErrorCode, GrpcStatus> = {
   [UrlFrontierErrorCode.INVALID_ARGUMENT]: GrpcStatus.INVALID_ARGUMENT,
   [UrlFrontierErrorCode.NOT_FOUND]: GrpcStatus.NOT_FOUND,
   [UrlFrontierErrorCode.UNIMPLEMENTED]: GrpcStatus.UNIMPLEMENTED,
+  [UrlFrontierErrorCode.TOO_LARGE]: GrpcStatus.FAILED_PRECONDITION,
 };
 
 /** The error class of this package; branch on `code`. */
@@ -65,6 +68,11 @@ export function notFound(method: string, what: string): UrlFrontierError {
 /** A method or form without a meaning here, and why (listed in docs/urlfrontier.md). */
 export function unimplemented(method: string, reason: string): UrlFrontierError {
   return new UrlFrontierError(UrlFrontierErrorCode.UNIMPLEMENTED, `${method}: ${reason}`);
+}
+
+/** Past a bound of this node: the method, what is too large, and the form that answers. */
+export function tooLarge(method: string, reason: string): UrlFrontierError {
+  return new UrlFrontierError(UrlFrontierErrorCode.TOO_LARGE, `${method}: ${reason}`);
 }
 
 /** The gRPC status an error becomes (the message travels as the status details). */

@@ -39,6 +39,12 @@ export interface UrlFrontierNodeOptions {
   maxPagesPerHost?: number;
   /** Most URLs accepted per registrable domain over the crawl (0 = no cap). @default 0 */
   maxPagesPerDomain?: number;
+  /**
+   * Most domains a `local` GetStats or CountURLs sums, one read of each domain's counters; a
+   * node that owns more refuses them (FAILED_PRECONDITION) rather than scan millions or answer
+   * a partial sum. @default 100000
+   */
+  maxLocalDomains?: number;
   /** Ring member session timeout (ms). @default 10000 */
   sessionTimeoutMs?: number;
   /** Ring weight. @default 1 */
@@ -60,6 +66,7 @@ const DEFAULTS = {
   maxMetadataChars: 4096,
   maxPagesPerHost: 0,
   maxPagesPerDomain: 0,
+  maxLocalDomains: 100_000,
   sessionTimeoutMs: 10_000,
   weight: 1,
 } as const;
@@ -73,6 +80,7 @@ const INTEGERS: readonly [keyof ResolvedNodeOptions, number, number][] = [
   ['maxMetadataChars', 0, 65_536],
   ['maxPagesPerHost', 0, Number.MAX_SAFE_INTEGER],
   ['maxPagesPerDomain', 0, Number.MAX_SAFE_INTEGER],
+  ['maxLocalDomains', 1, 10_000_000],
   ['sessionTimeoutMs', 300, 3_600_000],
   ['weight', 1, 1000],
 ];

@@ -9,7 +9,7 @@
 import type { FrontierInspector } from '@shardline/frontier';
 import type { NodeContext } from './context.js';
 import { CrawlFrontiers } from './crawl-frontiers.js';
-import { invalidArgument, unimplemented } from './errors.js';
+import { invalidArgument, tooLarge, unimplemented } from './errors.js';
 import type {
   BlockQueueParams,
   CountUrlParams,
@@ -24,8 +24,6 @@ import { parseQueueKey } from './queue-key.js';
 
 /** Due-index entries read per pod for ListQueues (pages of 1000). */
 const MAX_LISTED_PER_POD = 100_000;
-/** Domains of one node summed for a `local` count. */
-const MAX_LOCAL_DOMAINS = 100_000;
 
 function queue(method: string, key: string): { host: string; domain: string } {
   const parsed = parseQueueKey(key);
@@ -37,9 +35,21 @@ async function podsOf(ctx: NodeContext, inspector: FrontierInspector, local: boo
   return local ? [ctx.podId] : await inspector.pods();
 }
 
-/** URLs queued and in flight on the domains of this node's due index (exact per-domain counters). */
-async function localCounts(ctx: NodeContext, inspector: FrontierInspector) {
-  const domains = (await inspector.queuedDomainsOf(ctx.podId)).slice(0, MAX_LOCAL_DOMAINS);
+/**
+ * URLs queued and in flight on the domains of this node's due index (exact per-domain
+ * counters: the pods' counters do not follow the domains a node owns). A node owning more
+ * than `maxLocalDomains` refuses: the sum would read millions of domains, or be partial.
+ */
+async function localCounts(method: string, ctx: NodeContext, inspector: FrontierInspector) {
+  const max = ctx.options.maxLocalDomains;
+  const domains = await inspector.queuedDomainsOf(ctx.podId, max + 1);
+  if (domains.length > max) {
+    throw tooLarge(
+      method,
+      `this node owns more than ${max} domains (maxLocalDomains), each a read for a local ` +
+        'count; ask with local: false for the cluster-wide count (its counters, one read)',
+    );
+  }
   let queued = 0;
   let inFlight = 0;
   for (let i = 0; i < domains.length; i += 100) {
@@ -85,7 +95,7 @@ export async function getStats(ctx: NodeContext, p: QueueWithinCrawlParams): Pro
     0,
   );
   if (p.local) {
-    const { queued, inFlight } = await localCounts(ctx, inspector);
+    const { queued, inFlight } = await localCounts('GetStats', ctx, inspector);
     const node = ctx.counters.snapshot();
     const pod = await inspector.podStats(ctx.podId);
     return {
@@ -159,7 +169,7 @@ export async function countUrls(ctx: NodeContext, p: CountUrlParams): Promise<{ 
     return { value: state.queued + state.inFlight };
   }
   if (p.local) {
-    const { queued, inFlight } = await localCounts(ctx, inspector);
+    const { queued, inFlight } = await localCounts('CountURLs', ctx, inspector);
     return { value: queued + inFlight };
   }
   const { queued = 0, inFlight = 0 } = await inspector.stats();

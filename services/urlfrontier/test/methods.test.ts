@@ -243,6 +243,28 @@ describe('URLFrontier methods on three nodes', () => {
     });
   });
 
+  it('a local count over more domains than maxLocalDomains is refused, naming the cluster-wide form', async () => {
+    const node = await fixture.startNode('m13-n0', 'm13', { maxLocalDomains: 3 });
+    const c = fixture.client(node);
+    await c.putUrls(urlsOf(hostsOf(3), 2).map((u) => discovered(u)));
+    // At the bound: the exact sum over the node's domains.
+    expect(await c.call('CountURLs', { key: '', crawlID: '', local: true })).toEqual({ value: 6 });
+    expect(await c.call('GetStats', { key: '', crawlID: '', local: true })).toMatchObject({
+      size: 6,
+    });
+    await c.putUrls([discovered('http://site3.test/p0')]);
+    for (const method of ['CountURLs', 'GetStats']) {
+      await expect(c.call(method, { key: '', crawlID: '', local: true })).rejects.toMatchObject({
+        code: status.FAILED_PRECONDITION,
+        details: expect.stringMatching(
+          new RegExp(`^${method}: this node owns more than 3 domains .*local: false`),
+        ),
+      });
+    }
+    // The cluster-wide form still answers, from the counters.
+    expect(await c.call('CountURLs', { key: '', crawlID: '' })).toEqual({ value: 7 });
+  });
+
   it('GetURLs with a key serves that queue alone, from its owner only', async () => {
     const { nodes, clients } = await cluster('m12');
     const urls = [
