@@ -51,6 +51,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 --@include "deadletter"
 --@include "requeue"
 --@include "recrawl"

@@ -36,6 +36,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 --@include "adaptive"
 --@include "recrawl"
 

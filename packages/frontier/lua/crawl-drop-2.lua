@@ -20,6 +20,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 
 local dkey, root = KEYS[1], KEYS[2]
 if polite_root(root) == root then return -1 end

@@ -22,6 +22,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 --@include "seen"
 --@include "archive"
 
@@ -30,7 +31,7 @@ local host = ARGV[1]
 local unpacked = archive_unpack(root, dkey, ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
 local queued = 0
 local skey = hkey(root, host, 's')
--- A small queue is folded into the host state hash (host.lua), a bigger one in lists.
+-- A small queue is folded into the host state hash (queue.lua), a bigger one in lists.
 local packed = redis.call('HGET', skey, 'Q')
 if packed then
   queued = #fold_parse(packed)

@@ -40,6 +40,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 --@include "seen"
 --@include "archive"
 
@@ -126,7 +127,7 @@ for i = 9, #ARGV, 4 do
 end
 
 -- Each host's runs (one per level) go in at once: into its folded queue while it stays
--- small, else into its lists (host.lua queue_push_many).
+-- small, else into its lists (queue.lua queue_push_many).
 local host_runs = {}
 for _, lk in ipairs(list_order) do
   local buf = lists[lk]

@@ -39,6 +39,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 --@include "deadletter"
 --@include "adaptive"
 

@@ -18,6 +18,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 --@include "deadletter"
 --@include "requeue"
 

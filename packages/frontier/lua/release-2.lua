@@ -19,6 +19,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host, field, holder = ARGV[1], ARGV[2], ARGV[3]

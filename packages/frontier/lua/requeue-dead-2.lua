@@ -15,6 +15,7 @@
 ]]
 --@include "time"
 --@include "host"
+--@include "queue"
 
 local dkey, root = KEYS[1], KEYS[2]
 local touched, list = {}, {}

@@ -68,7 +68,7 @@ export interface ArchivedDomain {
   domain: Record<string, string>;
   /** Each host's own fields in the crawl. */
   hosts: Map<string, Record<string, string>>;
-  /** A packed domain's queued hosts: each one's folded queue (host.lua's `Q`, as bytes). */
+  /** A packed domain's queued hosts: each one's folded queue (queue.lua's `Q`, as bytes). */
   queues: Map<string, Buffer>;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Reads of one host's queue in hand-out order (highest priority level first, FIFO within a
  * level), for `FrontierInspector` (a page, the head) and url-status.ts. A queue has one of two
- * layouts (host.lua): while small, its entries are folded into the field `Q` of the host
+ * layouts (queue.lua): while small, its entries are folded into the field `Q` of the host
  * state hash; a bigger queue sits in one LIST per level, its levels in the host state's field
  * `lv` while there is one, else in a ZSET. Every read here sees both, and a packed domain's
  * queues in its archive field (archive.ts).
@@ -13,13 +13,13 @@ import { FrontierReplyError } from './errors.js';
 import type { FrontierKeys } from './keys.js';
 import type { QueuedUrl } from './read-types.js';
 
-/** The host state field that holds a folded queue (host.lua). */
+/** The host state field that holds a folded queue (queue.lua). */
 export const FOLDED_QUEUE_FIELD = 'Q';
-/** The host state field that holds the one level of a queue in lists (host.lua). */
+/** The host state field that holds the one level of a queue in lists (queue.lua). */
 const ONE_LEVEL_FIELD = 'lv';
 
 /**
- * The longest folded queue value in bytes (host.lua FOLD_MAX_BYTES): the least
+ * The longest folded queue value in bytes (queue.lua FOLD_MAX_BYTES): the least
  * `hash-max-listpack-value` that keeps a host state hash with a folded queue compact.
  */
 export const FOLD_MAX_BYTES = 512;
@@ -50,7 +50,7 @@ export function unpackFolded(packed: Buffer): LevelEntry[] {
     const length = Number(packed.toString('latin1', a + 1, b));
     const end = b + 1 + length;
     if (b < 0 || !Number.isSafeInteger(priority) || !(length >= 0) || end > packed.length) {
-      throw new FrontierReplyError('host.lua (folded queue)', packed.toString());
+      throw new FrontierReplyError('queue.lua (folded queue)', packed.toString());
     }
     out.push({ priority, entry: packed.toString('utf8', b + 1, end) });
     pos = end;

@@ -2,7 +2,7 @@
  * Every Redis key and channel the frontier uses, spelled in one place. Scripts receive
  * these names in KEYS; the dynamic per-host and per-bucket keys that scripts build from a
  * domain's key root are spelled here too (for tests, tools and the README), and must
- * match `lua/includes/host.lua` and `lua/includes/seen.lua`.
+ * match `lua/includes/host.lua`, `lua/includes/queue.lua` and `lua/includes/seen.lua`.
  *
  * All keys of one domain share the hash tag `{d:<domain>}`, so every domain script runs
  * in one slot of a Redis Cluster; a pod's due index and its meta share `{p:<pod>}`.
@@ -99,7 +99,7 @@ export class FrontierKeys {
    * HASH: a host's scheduling state in this crawl (for the default crawl also its
    * politeness fields, see {@link hostPoliteness}). While the host's queue is small (at most
    * 8 entries and 512 B) it is folded into the field `Q` of this hash instead of
-   * {@link hostLevels} and {@link hostQueue} (host.lua, host-queue.ts).
+   * {@link hostLevels} and {@link hostQueue} (queue.lua, host-queue.ts).
    */
   hostState(domain: string, host: string): string {
     return `${this.root(domain)}h:${host}:s`;

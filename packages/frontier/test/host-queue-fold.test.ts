@@ -1,5 +1,5 @@
 /**
- * The folded host queue (host.lua): a small queue lives in the field `Q` of the host state
+ * The folded host queue (queue.lua): a small queue lives in the field `Q` of the host state
  * hash, with no level ZSET and no lists; it hands out in the same order as the lists
  * (highest level first, FIFO within a level, requeues at the front of their level), moves to
  * the lists in order when it outgrows the fold, and folds again once drained. Checked in what
@@ -226,8 +226,8 @@ describe('folded host queue', () => {
     }
   });
 
-  it('reads the fold as host.lua writes it: byte lengths, the same byte limit', () => {
-    const lua = readFileSync(new URL('../lua/includes/host.lua', import.meta.url), 'utf8');
+  it('reads the fold as queue.lua writes it: byte lengths, the same byte limit', () => {
+    const lua = readFileSync(new URL('../lua/includes/queue.lua', import.meta.url), 'utf8');
     expect(lua).toContain(`local FOLD_MAX_BYTES = ${FOLD_MAX_BYTES}\n`);
     const entry = '0,0,3,é,1https://a.example/';
     const packed = Buffer.from(`-1,${Buffer.byteLength(entry)},${entry}7,2,xy`);

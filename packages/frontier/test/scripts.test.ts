@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildLibrary } from '../src/lua-library.js';
-import { luaScripts } from '../src/lua-scripts.js';
+import { FRONTIER_LUA_INCLUDES, luaScripts } from '../src/lua-scripts.js';
 import { loadScripts, SCRIPT_COMMANDS } from '../src/scripts.js';
 
 describe('loadScripts', () => {
@@ -23,6 +23,30 @@ describe('loadScripts', () => {
     const claim = scripts.find((s) => s.command === SCRIPT_COMMANDS.claim)!.lua;
     expect(claim).toContain('local function lease_requeue(');
     expect(claim).toContain('local function dead_letter(');
+  });
+
+  it('defines every helper it calls before the call, as EVALSHA runs it alone', () => {
+    // The function library defines every include for every script, so a script missing an
+    // include still works through FCALL and fails only on EVALSHA (Redis without FUNCTION),
+    // at run time, at its first call of the helper.
+    const helpers = new Set<string>();
+    for (const file of readdirSync(FRONTIER_LUA_INCLUDES)) {
+      const text = readFileSync(join(FRONTIER_LUA_INCLUDES, file), 'utf8');
+      for (const m of text.matchAll(/^local function (\w+)/gm)) helpers.add(m[1]!);
+    }
+    expect(helpers).toContain('queue_push');
+    const missing: string[] = [];
+    for (const s of scripts) {
+      const code = s.lua
+        .replace(/--\[\[[\s\S]*?\]\]/g, (c) => ' '.repeat(c.length))
+        .replace(/--[^\n]*/g, (c) => ' '.repeat(c.length));
+      for (const name of helpers) {
+        const defined = code.indexOf(`local function ${name}(`);
+        const used = code.search(new RegExp(`\\b${name}\\(`));
+        if (used >= 0 && (defined < 0 || used < defined)) missing.push(`${s.command}: ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('takes time from Redis TIME only', () => {

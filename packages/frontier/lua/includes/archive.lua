@@ -19,7 +19,7 @@
   crawl's domains of a few URLs cost one field each until claimed (no domain or host hash,
   no due-index entry: their owner's backlog names them, index-update-3.lua). Its lines then
   carry q=<n>, and after the text comes "\n\n" (never inside the text: no line is empty)
-  and each queued host's folded queue (host.lua's Q) as "<k>,<byteLen>," then Q, k being the
+  and each queued host's folded queue (queue.lua's Q) as "<k>,<byteLen>," then Q, k being the
   host's line (1 = first host). The claim that visits such a host unfolds the domain
   (archive_unpack) and claims from it as from any live domain.
 

@@ -16,7 +16,7 @@
 
   An entry with recrawl data has a third field "<metaLen>/<refetchMs>[/<validatorsLen>]"
   and its body starts with the validators (ASCII, see codec.ts), then meta and URL. Needs
-  host.lua and time.lua.
+  host.lua, queue.lua and time.lua.
 ]]
 
 local function recrawl_bucket(due, interval)

@@ -2,7 +2,7 @@
   Takes one lease back (expired, or its holder is dead): the entry goes back to the front
   of its level with attempt+1, or to the dead letters once its failed attempts exceed max_retries.
   Counts a repeat per domain. Returns the holder and 'requeued' | 'dead'.
-  Needs host.lua and deadletter.lua.
+  Needs host.lua, queue.lua and deadletter.lua.
 ]]
 local function lease_requeue(root, domain_key, host, field, now, max_retries, dead_cap, reason)
   local lk = hkey(root, host, 'L')
