@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBody } from '../src/content.js';
 import { FetchErrorCode } from '../src/errors.js';
 import { Fetcher } from '../src/fetcher.js';
-import { MiB, standardFetcher } from './fetcher-fixture.js';
+import { linkPage, MiB, standardFetcher } from './fetcher-fixture.js';
 import { startTestServer, type TestServer, testDns } from './fixtures/test-server.js';
 
 /** Stream `total` bytes in 64 KiB chunks honouring backpressure; reports what was written. */
@@ -68,10 +68,7 @@ describe('Fetcher', () => {
       compressedZeros(100 * MiB, 'br'),
     ]);
     server = await startTestServer({
-      '/page': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end('<html><body><a href="/x">x</a></body></html>');
-      },
+      '/page': linkPage,
       '/big': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
         streamBytes(res, 50 * MiB, big);

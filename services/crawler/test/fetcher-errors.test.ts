@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE_NODE_FLAGS } from '../../../test/helpers/source-runtime.js';
 import { CrawlerErrorCode, FetchErrorCode } from '../src/errors.js';
 import { Fetcher } from '../src/fetcher.js';
-import { closedPort, standardFetcher } from './fetcher-fixture.js';
+import { closedPort, linkPage, standardFetcher } from './fetcher-fixture.js';
 import { startTestServer, type TestServer, testDns } from './fixtures/test-server.js';
 
 describe('Fetcher', () => {
@@ -22,10 +22,7 @@ describe('Fetcher', () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      '/page': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end('<html><body><a href="/x">x</a></body></html>');
-      },
+      '/page': linkPage,
       '/stall': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.write('<html>');

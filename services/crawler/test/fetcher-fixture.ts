@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:net';
 import { Fetcher } from '../src/fetcher.js';
-import { testDns } from './fixtures/test-server.js';
+import { type Route, testDns } from './fixtures/test-server.js';
 
 export const MiB = 1024 * 1024;
 /** The User-Agent `standardFetcher()` sends. */
@@ -20,6 +20,12 @@ export function standardFetcher(): Fetcher {
     maxBodyBytes: MiB,
   });
 }
+
+/** `/page` of every Fetcher test server: a small HTML page with one link. */
+export const linkPage: Route = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end('<html><body><a href="/x">x</a></body></html>');
+};
 
 /** A loopback port that was free a moment ago: connecting to it is refused. */
 export async function closedPort(): Promise<number> {

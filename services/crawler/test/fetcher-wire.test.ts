@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBody, parseRetryAfter } from '../src/content.js';
 import { FetchErrorCode } from '../src/errors.js';
 import { Fetcher } from '../src/fetcher.js';
-import { closedPort, standardFetcher, UA } from './fetcher-fixture.js';
+import { closedPort, linkPage, standardFetcher, UA } from './fetcher-fixture.js';
 import { startTestServer, type TestServer, testDns } from './fixtures/test-server.js';
 
 describe('Fetcher', () => {
@@ -19,10 +19,7 @@ describe('Fetcher', () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      '/page': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end('<html><body><a href="/x">x</a></body></html>');
-      },
+      '/page': linkPage,
       '/redirect': (_req, res) => {
         res.writeHead(301, { location: '../next?a=1', 'content-type': 'text/html' });
         res.end('moved');
