@@ -13,6 +13,8 @@ export const WarcErrorCode = {
   THREAD: 'SHARDLINE_ERR_WARC_THREAD',
   /** `readRecordAt` found no complete WARC record at the offset. */
   NO_RECORD: 'SHARDLINE_ERR_WARC_NO_RECORD',
+  /** `writeCdxj`: a `.warc.gz` ends inside a record (cut short); the whole records were indexed. */
+  DAMAGED: 'SHARDLINE_ERR_WARC_DAMAGED',
 } as const;
 
 export type WarcErrorCode = (typeof WarcErrorCode)[keyof typeof WarcErrorCode];

@@ -5,6 +5,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { CDXIndexer } from 'warcio';
 import { WarcError, WarcErrorCode } from './errors.js';
@@ -14,6 +16,11 @@ import { WarcError, WarcErrorCode } from './errors.js';
  * they are read, or with `sort` in byte order of the whole line (`LC_ALL=C sort`), which replay
  * tools need: pywb finds a URL in an index by binary search. Sorting holds every line in memory
  * (~300 B per record).
+ *
+ * warcio's indexer stops quietly at a `.warc.gz` cut inside a record (a pod killed mid-write,
+ * a copy cut short); so each file's tail, from its last indexed record on, is decompressed
+ * again, and once every whole record's line is written a file that ends inside a record
+ * rejects with `SHARDLINE_ERR_WARC_DAMAGED` naming it.
  */
 export async function writeCdxj(
   paths: string[],
@@ -22,6 +29,7 @@ export async function writeCdxj(
 ): Promise<number> {
   const indexer = new CDXIndexer({ format: 'cdxj' });
   const files = paths.map((path) => ({ filename: basename(path), reader: createReadStream(path) }));
+  const lastOffset = new Map<string, number>();
   const held: Buffer[] = [];
   let lines = 0;
   for await (const entry of indexer.iterIndex(files)) {
@@ -29,9 +37,34 @@ export async function writeCdxj(
     if (options.sort) held.push(Buffer.from(line));
     else write(line);
     lines += 1;
+    const file = String(entry.filename);
+    lastOffset.set(file, Math.max(lastOffset.get(file) ?? 0, Number(entry.offset)));
   }
   for (const line of held.sort(Buffer.compare)) write(line.toString());
+  const damaged: string[] = [];
+  for (const path of paths) {
+    if (!path.endsWith('.gz') && !path.endsWith('.gz.open')) continue;
+    const from = lastOffset.get(basename(path)) ?? 0;
+    const cut = await gzipCutAfter(path, from);
+    if (cut) {
+      damaged.push(
+        `${path} ends inside a record after byte ${from} (gzip: ${cut}); the records before the cut are indexed`,
+      );
+    }
+  }
+  if (damaged.length > 0) throw new WarcError(WarcErrorCode.DAMAGED, damaged.join('; '));
   return lines;
+}
+
+/** Why the gzip members of `path` from byte `from` on do not end whole, or '' when they do. */
+async function gzipCutAfter(path: string, from: number): Promise<string> {
+  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+  try {
+    await pipeline(createReadStream(path, { start: from }), createGunzip(), discard);
+    return '';
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 /** One record read back, as stored. */

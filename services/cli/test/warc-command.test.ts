@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WarcWriter } from '@shardline/warc';
@@ -86,5 +86,35 @@ describe('shardline warc', () => {
     const missing = await runCli(['warc', 'index', join(dir, 'nope.warc.gz')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no such file');
+  });
+
+  it('index of a file cut inside a record prints every whole record, then says where it is cut', async () => {
+    // What kill -9 of a pod mid-write leaves: the last record's gzip member cut short.
+    const whole = readFileSync(file);
+    const cut = join(dir, 'cut.warc.gz');
+    writeFileSync(cut, whole.subarray(0, offsets[2]! + 40));
+    const { code, stdout, stderr } = await runCli(['warc', 'index', cut]);
+    expect(code).toBe(1);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ')[0]),
+    ).toEqual(['test,example)/a', 'test,example)/b']);
+    const lines = stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`${cut} ends inside a record`);
+    expect(lines[0]).toContain('the records before the cut are indexed');
+    expect(hasStackTrace(stderr)).toBe(false);
+  });
+
+  it('index of an .open file notes that the name changes once its pod closes it', async () => {
+    const open = join(dir, 'shardline-20260304050607000-cli-00009.warc.gz.open');
+    copyFileSync(file, open);
+    const { code, stdout, stderr } = await runCli(['warc', 'index', open]);
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n')).toHaveLength(3);
+    expect(stderr).toContain(`note: ${open} is still open`);
+    expect(stderr).toContain('shardline-20260304050607000-cli-00009.warc.gz');
   });
 });

@@ -5,7 +5,8 @@
  * `warcFile` and `warcOffset`) as stored, decompressed.
  */
 import { existsSync } from 'node:fs';
-import { readRecordAt, WarcError, writeCdxj } from '@shardline/warc';
+import { basename } from 'node:path';
+import { OPEN_SUFFIX, readRecordAt, WarcError, WarcErrorCode, writeCdxj } from '@shardline/warc';
 import type { Command } from 'commander';
 import { CliError, CliErrorCode } from '../errors.js';
 
@@ -22,9 +23,18 @@ export function registerWarcCommands(program: Command): void {
     )
     .action(async (files: string[], flags: { unsorted?: boolean }) => {
       for (const file of files) readable(file);
+      for (const file of files.filter((f) => f.endsWith(OPEN_SUFFIX))) {
+        process.stderr.write(
+          `note: ${file} is still open (its pod is writing it, or was killed before closing it and ` +
+            `closes it at its next start): its lines name it, the file will be ${basename(file.slice(0, -OPEN_SUFFIX.length))}\n`,
+        );
+      }
       try {
         await writeCdxj(files, (line) => process.stdout.write(line), { sort: !flags.unsorted });
       } catch (error) {
+        if (error instanceof WarcError && error.code === WarcErrorCode.DAMAGED) {
+          throw new CliError(CliErrorCode.INPUT, error.message);
+        }
         throw new CliError(CliErrorCode.IO, `cannot index ${files.join(' ')}: ${message(error)}`);
       }
     });
