@@ -1,12 +1,22 @@
 /**
  * What `shardline crawl` tells its operator about failures: each failed URL is logged, rate
  * limited per host and error code (a dead host is one line, then a line at 10, 100, 1000…
- * failures, and its count at the end — never thousands of lines); errors are kept by code with
- * one example URL each for the progress line and the end-of-crawl summary; a refused address
- * names the flag that allows it.
+ * failures, and its count at the end — never thousands of lines) and per code (its first
+ * hosts one by one, then a line per power of ten of its failures: a wide crawl meets dead
+ * hosts by the ten thousand); errors are kept by code with one example URL each for the
+ * progress line and the end-of-crawl summary; a refused address names the flag that allows it.
+ * What it remembers per host is bounded.
  */
 import type { CrawlResult, PodStats } from '@shardline/crawler';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+
+/** Hosts of one error code logged one by one; past them, a line per power of ten of the code. */
+export const HOSTS_LOGGED_PER_CODE = 20;
+/** Failing hosts counted in the summary; past it the count stays there. */
+export const MAX_FAILING_HOSTS_COUNTED = 100_000;
+/** Host and code pairs whose failure counts are kept for their power-of-ten lines. */
+const HOST_CODES_TRACKED = 10_000;
 
 /** What an error code needs from the operator, when a flag or setting changes it. */
 const HINTS: Record<string, string> = {
@@ -39,11 +49,17 @@ export interface CrawlSummary {
   errorStatuses: Record<string, CodeCount>;
   deadLetters: number;
   robots: { disallowed: number; deferred: number; filteredLinks: number };
-  /** Hosts whose failures were logged (rate limited), with their counts. */
+  /** Distinct hosts with a failed fetch (counted up to MAX_FAILING_HOSTS_COUNTED). */
   failingHosts: number;
   /** The pod's domains with URLs still queued or in flight at the end (politeness, backoff, a stop). */
   domainsLeft?: number;
 }
+
+/** The pod's counters the summary reads. */
+export type SummaryStats = Pick<
+  PodStats,
+  'fetched' | 'bytes' | 'dead' | 'robotsDisallowed' | 'robotsDeferred' | 'robotsFilteredLinks'
+>;
 
 /** Collects failures from the pod's results; see the file comment. */
 export class CrawlReport {
@@ -51,7 +67,9 @@ export class CrawlReport {
   readonly #startedAt = Date.now();
   readonly #codes = new Map<string, CodeCount>();
   readonly #statuses = new Map<string, CodeCount>();
-  readonly #byHost = new Map<string, number>();
+  readonly #byHost = new LRUCache<string, number>({ max: HOST_CODES_TRACKED });
+  readonly #failingHosts = new Set<string>();
+  readonly #hostsLogged = new Map<string, number>();
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -66,18 +84,32 @@ export class CrawlReport {
       count(this.#statuses, String(result.status), result.url);
     }
     if (!code || result.outcome === 'released') return;
-    count(this.#codes, code, result.url);
+    const total = count(this.#codes, code, result.url);
     const key = `${result.host}\t${code}`;
     const n = (this.#byHost.get(key) ?? 0) + 1;
     this.#byHost.set(key, n);
-    // The first failure of a host and code, then one line per power of ten.
-    if (n === 1 || Number.isInteger(Math.log10(n))) {
-      const hint = hintFor(code);
+    if (n === 1 && this.#failingHosts.size < MAX_FAILING_HOSTS_COUNTED) {
+      this.#failingHosts.add(result.host);
+    }
+    const hint = hintFor(code);
+    const fields = { url: result.url, host: result.host, code, outcome: result.outcome, hint };
+    const logged = this.#hostsLogged.get(code) ?? 0;
+    if (n === 1 && logged < HOSTS_LOGGED_PER_CODE) {
+      this.#hostsLogged.set(code, logged + 1);
       this.#logger.warn(
-        { url: result.url, host: result.host, code, outcome: result.outcome, failures: n, hint },
-        n === 1
-          ? `fetch failed: ${result.url}: ${code}${result.error ? ` (${result.error})` : ''}${hint ? ` — ${hint}` : ''}`
-          : `${result.host}: ${n} failures with ${code} so far (logged once per power of ten)`,
+        { ...fields, failures: n },
+        `fetch failed: ${result.url}: ${code}${result.error ? ` (${result.error})` : ''}${hint ? ` — ${hint}` : ''}`,
+      );
+    } else if (isPowerOfTen(n)) {
+      this.#logger.warn(
+        { ...fields, failures: n },
+        `${result.host}: ${n} failures with ${code} so far (logged once per power of ten)`,
+      );
+    }
+    if (logged >= HOSTS_LOGGED_PER_CODE && isPowerOfTen(total)) {
+      this.#logger.warn(
+        { ...fields, total },
+        `${code}: ${total} failures so far (its first ${HOSTS_LOGGED_PER_CODE} hosts logged one by one, then a line per power of ten; all in the summary)`,
       );
     }
   };
@@ -88,7 +120,7 @@ export class CrawlReport {
   }
 
   /** The summary of the crawl that ended with `stats`. */
-  summary(stats: PodStats, domainsLeft?: number): CrawlSummary {
+  summary(stats: SummaryStats, domainsLeft?: number): CrawlSummary {
     const durationMs = Date.now() - this.#startedAt;
     const summary: CrawlSummary = {
       pages: stats.fetched,
@@ -103,17 +135,23 @@ export class CrawlReport {
         deferred: stats.robotsDeferred,
         filteredLinks: stats.robotsFilteredLinks,
       },
-      failingHosts: new Set([...this.#byHost.keys()].map((k) => k.split('\t')[0])).size,
+      failingHosts: this.#failingHosts.size,
     };
     if (domainsLeft !== undefined) summary.domainsLeft = domainsLeft;
     return summary;
   }
 }
 
-function count(counts: Map<string, CodeCount>, key: string, url: string): void {
-  const known = counts.get(key);
-  if (known) known.count += 1;
-  else counts.set(key, { count: 1, example: url });
+/** Counts one more under `key` (the first URL is its example); returns the new count. */
+function count(counts: Map<string, CodeCount>, key: string, url: string): number {
+  const known = counts.get(key) ?? { count: 0, example: url };
+  known.count += 1;
+  counts.set(key, known);
+  return known.count;
+}
+
+function isPowerOfTen(n: number): boolean {
+  return n >= 10 && Number.isInteger(Math.log10(n));
 }
 
 function mostFirst(counts: Map<string, CodeCount>): [string, CodeCount][] {
