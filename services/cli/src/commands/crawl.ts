@@ -57,9 +57,10 @@ interface CrawlFlags {
 /** The exit statuses and outputs of `shardline crawl` (the same table is in README.md). */
 const CRAWL_HELP_AFTER = `
 Output: logs on stderr (a failed URL once per host and error code, then at 10, 100, 1000…
-failures); a progress line on a terminal; at the end a summary on stderr (pages, bytes, rate,
-errors by code with an example URL, dead letters, robots, domains left with work; --json: none) and
-one JSON line on stdout (the pod's stats plus "summary").
+failures; past a code's first 20 hosts, a line per power of ten of the code's failures); a
+progress line on a terminal; at the end a summary on stderr (pages, bytes, rate, errors by code
+with an example URL, pages with an error status, dead letters, robots, domains left with work;
+--json: none) and one JSON line on stdout (the pod's stats plus "summary").
 
 Exit status:
   0   the crawl ran (stopped by a signal, /drain or --exit-when-idle) and fetched something,
