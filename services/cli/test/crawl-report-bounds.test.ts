@@ -71,6 +71,14 @@ describe('crawl report bounds', () => {
     expect(summary.failingHosts).toBe(5001);
   });
 
+  it('says a page handler failed, not a fetch', () => {
+    const { report, lines } = reportWithLog();
+    report.observe({ ...failure('h.example', 'SHARDLINE_ERR_HANDLER'), error: 'boom' });
+    expect(lines.map((l) => l.msg)).toEqual([
+      'page handler failed: http://h.example/: SHARDLINE_ERR_HANDLER (boom)',
+    ]);
+  });
+
   it('a host failing again and again still gets its own power-of-ten lines', () => {
     const { report, lines } = reportWithLog();
     for (let i = 0; i < 100; i++) report.observe(failure('flaky.example', 'http-503'));

@@ -8,6 +8,7 @@
  * What it remembers per host is bounded.
  */
 import type { CrawlResult, PodStats } from '@shardline/crawler';
+import { CrawlOutcomeCode } from '@shardline/crawler/settings';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 
@@ -98,7 +99,7 @@ export class CrawlReport {
       this.#hostsLogged.set(code, logged + 1);
       this.#logger.warn(
         { ...fields, failures: n },
-        `fetch failed: ${result.url}: ${code}${result.error ? ` (${result.error})` : ''}${hint ? ` — ${hint}` : ''}`,
+        `${code === CrawlOutcomeCode.HANDLER ? 'page handler failed' : 'fetch failed'}: ${result.url}: ${code}${result.error ? ` (${result.error})` : ''}${hint ? ` — ${hint}` : ''}`,
       );
     } else if (isPowerOfTen(n)) {
       this.#logger.warn(
