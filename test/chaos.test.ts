@@ -17,17 +17,17 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type DomainStats, RedisFrontier } from '@shardline/frontier';
-import { domainKey } from '@shardline/url';
-import { Redis } from 'ioredis';
+import type { RedisFrontier } from '@shardline/frontier';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, type RunnerTask, vi } from 'vitest';
 import { type ChangeFigures, changeFigures, formatTable } from './chaos/figures.js';
-import { MembershipWatch } from './chaos/membership-watch.js';
-import { PodFleet, podOfUserAgent } from './chaos/pods.js';
+import type { MembershipWatch } from './chaos/membership-watch.js';
+import { type PodFleet, podOfUserAgent } from './chaos/pods.js';
+import { chaosSteps, type DomainTotals, startChaosRig } from './chaos/rig.js';
 import { readResults, sentTimeLog } from './helpers/hostile-crawl.js';
-import { type RedisServer, startRedis } from './helpers/redis.js';
+import type { RedisServer } from './helpers/redis.js';
 import { politenessViolations } from './web/analysis.js';
-import { startTestWeb, type TestWeb } from './web/index.js';
+import type { TestWeb } from './web/index.js';
 
 const HOSTS = 300;
 const MIN_DELAY_MS = 1500;
@@ -72,126 +72,23 @@ let watch: MembershipWatch;
 let frontier: RedisFrontier;
 let domains: string[];
 
-/** What the timeline did, for the assertions. */
-const events: { label: string; atMs: number; detail?: string }[] = [];
-const killedInFlight: { pod: string; urls: string[]; leases: number }[] = [];
+// The steps record what the timeline did, for the assertions.
+const { events, killedInFlight, exitStats, mark, sumDomains, killMidFetch, sigterm } = chaosSteps(
+  () => ({ web, frontier, fleet, domains }),
+);
 const restartsInSession: { pod: string; epochBefore: number; epochAfter: number }[] = [];
-const exitStats: Record<string, unknown>[] = [];
 let leftoverAtLastStep = 0;
-let totals: { queued: number; inFlight: number; repeats: number; failed: number; dead: number };
+let totals: DomainTotals;
 let figures: ChangeFigures[];
 
-function mark(label: string, detail?: string): void {
-  const fetched = web.log.length;
-  events.push({ label, atMs: Date.now(), ...(detail ? { detail } : {}) });
-  console.log(
-    `[chaos] ${new Date().toISOString().slice(11, 23)} ${label} (requests so far ${fetched})${detail ? ` ${detail}` : ''}`,
-  );
-}
-
-/** Exact sums of the per-domain counters over every domain of the crawl. */
-async function sumDomains(): Promise<typeof totals & { per: DomainStats[] }> {
-  const per = await Promise.all(domains.map((d) => frontier.inspector.domainStats(d)));
-  const sum = (f: (s: DomainStats) => number) => per.reduce((n, s) => n + f(s), 0);
-  return {
-    queued: sum((s) => s.queued),
-    inFlight: sum((s) => s.inFlight),
-    repeats: sum((s) => s.repeats),
-    failed: sum((s) => s.failed),
-    dead: sum((s) => s.dead),
-    per,
-  };
-}
-
-/** Requests of pod `id` the server is still answering. */
-function inFlightOf(id: string): string[] {
-  // Only the tail can still be in flight (fetches here last ms, slow pages 1.5 s).
-  const out: string[] = [];
-  for (let i = web.log.length - 1; i >= Math.max(0, web.log.length - 2000); i--) {
-    const e = web.log[i];
-    if (e && e.endMs < 0 && podOfUserAgent(e.userAgent) === id) {
-      out.push(`http://${e.host}:${web.port}${e.path}`);
-    }
-  }
-  return out;
-}
-
-/**
- * kill -9 pod `id` while it holds leases: preferably while the server is answering one of its
- * requests (only slow pages stay open long enough for this process, which also runs the
- * server, to see them), else while the frontier counts leases in flight for it.
- */
-async function killMidFetch(id: string): Promise<void> {
-  const since = Date.now();
-  let urls = inFlightOf(id);
-  let leases = 0;
-  while (urls.length === 0) {
-    if (Date.now() - since > 20_000) throw new Error(`${id} held no lease for 20 s`);
-    if (Date.now() - since > 3000) {
-      leases = Number((await frontier.inspector.podStats(id)).inFlight ?? 0);
-      if (leases > 0) break;
-    }
-    await new Promise((r) => setImmediate(r));
-    urls = inFlightOf(id);
-  }
-  await fleet.signal(id, 'SIGKILL');
-  killedInFlight.push({ pod: id, urls, leases });
-  mark(
-    `kill -9 ${id}`,
-    urls.length > 0
-      ? `with ${urls.length} request(s) in flight at the server`
-      : `with ${leases} lease(s) in flight (frontier pod counters)`,
-  );
-}
-
-async function sigterm(id: string): Promise<void> {
-  const run = await fleet.signal(id, 'SIGTERM', 30_000);
-  const stats = fleet.exitStats(run);
-  if (stats) exitStats.push(stats);
-  mark(`SIGTERM ${id} exited`, `code ${run.child.exitCode}`);
-}
-
 beforeAll(async () => {
-  [web, server] = await Promise.all([
-    startTestWeb({
-      hosts: HOSTS,
-      seed: 7,
-      pagesPerHost: [28, 40],
-      // Every host gets two slow pages, so kills and stops find fetches in flight.
-      behaviours: Object.fromEntries(
-        Array.from({ length: HOSTS }, (_, i) => [`site${i + 1}.test`, ['slow' as const]]),
-      ),
-      slowMs: SLOW_MS,
-    }),
-    startRedis({ appendonly: true }),
-  ]);
-  redis = new Redis(server.url, { maxRetriesPerRequest: null });
-  // The watcher keeps polling through the Redis restart; refused reconnects are expected.
-  redis.on('error', () => {});
-  domains = [...new Set(web.hosts.map((h) => domainKey(h)))].sort();
-  frontier = new RedisFrontier({
-    redis,
-    ownerOf: () => {
-      throw new Error('the test only reads the frontier');
-    },
-  });
-  watch = new MembershipWatch(redis, 'sl', WATCH_INTERVAL_MS);
-  fleet = new PodFleet({
-    redisUrl: server.url,
+  ({ web, server, redis, frontier, watch, fleet, domains } = await startChaosRig({
+    hosts: HOSTS,
+    slowMs: SLOW_MS,
     minDelayMs: MIN_DELAY_MS,
     sessionTimeoutMs: SESSION_TIMEOUT_MS,
-    // Far more slots than 300 hosts at one request per 1.5 s need: a domain never waits for a slot.
-    concurrency: 128,
-    resolve: web.resolveOverrides,
-    seedsFile: join(
-      (() => {
-        const file = join(server.dir, 'seeds.txt');
-        writeFileSync(file, `${web.seeds.join('\n')}\n`);
-        return server.dir;
-      })(),
-      'seeds.txt',
-    ),
-  });
+    watchIntervalMs: WATCH_INTERVAL_MS,
+  }));
 }, 60_000);
 
 /** Whether the task or anything under it failed (a beforeAll error fails its suite). */
