@@ -60,6 +60,7 @@ const DASHBOARD_FILES = {
   '/dashboard.css': ['dashboard.css', 'text/css; charset=utf-8'],
   '/dashboard-util.js': ['dashboard-util.js', 'text/javascript; charset=utf-8'],
   '/dashboard-domain.js': ['dashboard-domain.js', 'text/javascript; charset=utf-8'],
+  '/dashboard-ring.js': ['dashboard-ring.js', 'text/javascript; charset=utf-8'],
   '/dashboard.js': ['dashboard.js', 'text/javascript; charset=utf-8'],
 } as const;
 

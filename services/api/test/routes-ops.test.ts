@@ -185,6 +185,7 @@ describe('GET / (dashboard)', () => {
       ['/dashboard.css', 'text/css'],
       ['/dashboard-util.js', 'text/javascript'],
       ['/dashboard-domain.js', 'text/javascript'],
+      ['/dashboard-ring.js', 'text/javascript'],
       ['/dashboard.js', 'text/javascript'],
     ]) {
       const asset = await call(fx.base, path!);
