@@ -161,6 +161,13 @@ describe('shardline up pass-through flags', () => {
     expect(crawlArgs(parseUp(['--log-level', 'debug']))).toEqual(['--log-level', 'debug']);
   });
 
+  it('takes --allow-private for --allow-private-addresses, on crawl, config and up', () => {
+    expect(podOptionsFromFlags(parseCrawlFlags(['--allow-private']))).toEqual({
+      allowPrivateAddresses: true,
+    });
+    expect(crawlArgs(parseUp(['--allow-private']))).toEqual(['--allow-private-addresses']);
+  });
+
   it('checks values as crawl does, before any pod starts', () => {
     expect(() => parseUp(['--max-depth', '-1'])).toThrow(
       '--max-depth must be a non-negative integer, got "-1"',

@@ -84,6 +84,22 @@ function settingOption(
   return new Option(`--${flag} <${placeholder(setting)}>`, help).argParser(parse);
 }
 
+/**
+ * Shorter spellings users reach for, each switching on the setting it stands for; hidden from
+ * the help, which names each setting once.
+ */
+const SWITCH_ALIASES: readonly (readonly [alias: string, flag: string])[] = [
+  ['allow-private', 'allow-private-addresses'],
+];
+
+function addSwitchAliases(command: Command): void {
+  for (const [alias, flag] of SWITCH_ALIASES) {
+    command.addOption(
+      new Option(`--${alias}`, `short for --${flag}`).hideHelp().implies({ [camel(flag)]: true }),
+    );
+  }
+}
+
 /** Adds every pod setting's flag to `shardline crawl`; read them with {@link podOptionsFromFlags}. */
 export function addPodSettingFlags(command: Command): Command {
   for (const [, setting] of podSettingRows()) {
@@ -105,6 +121,7 @@ export function addPodSettingFlags(command: Command): Command {
       );
     }
   }
+  addSwitchAliases(command);
   return command;
 }
 
@@ -179,6 +196,7 @@ export function addCrawlOptions(command: Command): Command {
     });
     command.addOption(option.helpGroup(UP_GROUP));
   }
+  addSwitchAliases(command);
   return command;
 }
 
