@@ -10,12 +10,14 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { CDXIndexer } from 'warcio';
 import { WarcError, WarcErrorCode } from './errors.js';
+import { LineSorter } from './line-sort.js';
 
 /**
  * Writes the CDXJ lines of `paths` to `write`; returns how many were written. In file order as
  * they are read, or with `sort` in byte order of the whole line (`LC_ALL=C sort`), which replay
- * tools need: pywb finds a URL in an index by binary search. Sorting holds every line in memory
- * (~300 B per record).
+ * tools need: pywb finds a URL in an index by binary search. Sorting holds up to
+ * `sortRunLines` lines (~300 B each; default 500,000) in memory and merges sorted runs of
+ * them written under `tmpDir` (the system's by default), removed at the end.
  *
  * warcio's indexer stops quietly at a `.warc.gz` cut inside a record (a pod killed mid-write,
  * a copy cut short); so each file's tail, from its last indexed record on, is decompressed
@@ -25,22 +27,28 @@ import { WarcError, WarcErrorCode } from './errors.js';
 export async function writeCdxj(
   paths: string[],
   write: (line: string) => void,
-  options: { sort?: boolean } = {},
+  options: { sort?: boolean; sortRunLines?: number; tmpDir?: string } = {},
 ): Promise<number> {
   const indexer = new CDXIndexer({ format: 'cdxj' });
   const files = paths.map((path) => ({ filename: basename(path), reader: createReadStream(path) }));
   const lastOffset = new Map<string, number>();
-  const held: Buffer[] = [];
+  const sorter = options.sort
+    ? new LineSorter({ runLines: options.sortRunLines, tmpDir: options.tmpDir })
+    : undefined;
   let lines = 0;
-  for await (const entry of indexer.iterIndex(files)) {
-    const line = indexer.serialize(entry);
-    if (options.sort) held.push(Buffer.from(line));
-    else write(line);
-    lines += 1;
-    const file = String(entry.filename);
-    lastOffset.set(file, Math.max(lastOffset.get(file) ?? 0, Number(entry.offset)));
+  try {
+    for await (const entry of indexer.iterIndex(files)) {
+      const line = indexer.serialize(entry);
+      if (sorter) sorter.add(line);
+      else write(line);
+      lines += 1;
+      const file = String(entry.filename);
+      lastOffset.set(file, Math.max(lastOffset.get(file) ?? 0, Number(entry.offset)));
+    }
+    await sorter?.drain(write);
+  } finally {
+    sorter?.discard();
   }
-  for (const line of held.sort(Buffer.compare)) write(line.toString());
   const damaged: string[] = [];
   for (const path of paths) {
     if (!path.endsWith('.gz') && !path.endsWith('.gz.open')) continue;

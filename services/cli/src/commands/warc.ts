@@ -15,12 +15,11 @@ export function registerWarcCommands(program: Command): void {
   const warc = program.command('warc').description('read the WARC files a crawl wrote');
   warc
     .command('index')
-    .description('print a CDXJ index (pywb format) of WARC files on stdout, sorted as pywb needs')
-    .argument('<files...>', '.warc.gz (or .warc) files')
-    .option(
-      '--unsorted',
-      'in file order as read, streamed (for very large archives: pipe to LC_ALL=C sort)',
+    .description(
+      'print a CDXJ index (pywb format) of WARC files on stdout, sorted as pywb needs (past 500,000 lines in sorted runs under the temp directory, merged)',
     )
+    .argument('<files...>', '.warc.gz (or .warc) files')
+    .option('--unsorted', 'in file order as read, each line as soon as it is read')
     .action(async (files: string[], flags: { unsorted?: boolean }) => {
       for (const file of files) readable(file);
       for (const file of files.filter((f) => f.endsWith(OPEN_SUFFIX))) {
