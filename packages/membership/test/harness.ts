@@ -148,3 +148,17 @@ export async function placedExactly(
     return at.length === 1 && at[0]!.pod === ownerOf(d);
   });
 }
+
+/** Waits (SETTLE) until {@link placedExactly} holds; `label` names the placement when it never does. */
+export async function waitPlaced(
+  inspector: FrontierInspector,
+  pods: string[],
+  domains: string[],
+  ownerOf: (d: string) => string,
+  label: string,
+): Promise<void> {
+  await vi.waitFor(
+    async () => expect(await placedExactly(inspector, pods, domains, ownerOf), label).toBe(true),
+    SETTLE,
+  );
+}

@@ -7,7 +7,7 @@ import { syntheticDomains } from '@shardline/ring';
 import { expect, it, vi } from 'vitest';
 import { MembershipKeys } from '../src/index.js';
 import { Registry } from '../src/registry.js';
-import { hostAt, placedExactly, SETTLE, sleep } from './harness.js';
+import { hostAt, SETTLE, sleep, waitPlaced } from './harness.js';
 import { type MembershipSuite, urls } from './membership-suite-context.js';
 
 export function registerFailureTests({ fleet }: MembershipSuite): void {
@@ -17,14 +17,7 @@ export function registerFailureTests({ fleet }: MembershipSuite): void {
     const ids = ['pod-a', 'pod-b', 'pod-c', 'pod-d', 'pod-e'];
     const domains = syntheticDomains(200, 13);
     await a!.frontier.enqueue(urls(domains));
-    await vi.waitFor(
-      async () =>
-        expect(
-          await placedExactly(a!.frontier.inspector, ids, domains, a!.membership.ownerOf),
-          'placement',
-        ).toBe(true),
-      SETTLE,
-    );
+    await waitPlaced(a!.frontier.inspector, ids, domains, a!.membership.ownerOf, 'placement');
     const { leases } = await e!.frontier.claim({ pod: 'pod-e', max: 3 });
     expect(leases.length).toBe(3);
     const epochBefore = a!.membership.epoch;
@@ -45,14 +38,7 @@ export function registerFailureTests({ fleet }: MembershipSuite): void {
     expect(a!.membership.epoch).toBe(epochBefore + 1);
     const ring = a!.membership.ring!;
     expect(ring.ids()).toEqual(['pod-a', 'pod-b', 'pod-c', 'pod-d']);
-    await vi.waitFor(
-      async () =>
-        expect(
-          await placedExactly(a!.frontier.inspector, ids, domains, (x) => ring.owner(x)),
-          '4-pod placement',
-        ).toBe(true),
-      SETTLE,
-    );
+    await waitPlaced(a!.frontier.inspector, ids, domains, (x) => ring.owner(x), '4-pod placement');
     for (const lease of leases) {
       const stats = await a!.frontier.inspector.domainStats(lease.domain);
       expect([stats.queued, stats.inFlight, stats.repeats]).toEqual([1, 0, 1]);
@@ -97,14 +83,7 @@ export function registerFailureTests({ fleet }: MembershipSuite): void {
     const domains = syntheticDomains(150, 14);
     await a!.frontier.enqueue(urls(domains));
     const ids = ['pod-a', 'pod-b', 'pod-c'];
-    await vi.waitFor(
-      async () =>
-        expect(
-          await placedExactly(a!.frontier.inspector, ids, domains, a!.membership.ownerOf),
-          'placement',
-        ).toBe(true),
-      SETTLE,
-    );
+    await waitPlaced(a!.frontier.inspector, ids, domains, a!.membership.ownerOf, 'placement');
     const { leases } = await c!.frontier.claim({ pod: 'pod-c', max: 2 });
     expect(leases.length).toBe(2);
     const dueOfC = async () =>

@@ -6,7 +6,7 @@
 import { diffRings, syntheticDomains } from '@shardline/ring';
 import { expect, it, vi } from 'vitest';
 import { MembershipReader } from '../src/index.js';
-import { dueLocations, hostAt, placedExactly, SETTLE } from './harness.js';
+import { dueLocations, hostAt, placedExactly, SETTLE, waitPlaced } from './harness.js';
 import { type MembershipSuite, urls } from './membership-suite-context.js';
 
 export function registerRingChangeTests({ fleet }: MembershipSuite): void {
@@ -17,13 +17,12 @@ export function registerRingChangeTests({ fleet }: MembershipSuite): void {
     const domains = syntheticDomains(400, 11);
     await a!.frontier.enqueue(urls(domains));
     const ringBefore = a!.membership.ring!;
-    await vi.waitFor(
-      async () =>
-        expect(
-          await placedExactly(a!.frontier.inspector, ids, domains, (d) => ringBefore.owner(d)),
-          '3-pod placement',
-        ).toBe(true),
-      SETTLE,
+    await waitPlaced(
+      a!.frontier.inspector,
+      ids,
+      domains,
+      (d) => ringBefore.owner(d),
+      '3-pod placement',
     );
     const before = await dueLocations(a!.frontier.inspector, ids);
     const epochBefore = a!.membership.epoch;
@@ -36,13 +35,12 @@ export function registerRingChangeTests({ fleet }: MembershipSuite): void {
     const ringAfter = a!.membership.ring!;
     expect(ringAfter.size).toBe(4);
     expect(ringAfter.epoch).toBe(epochBefore + 1);
-    await vi.waitFor(
-      async () =>
-        expect(
-          await placedExactly(a!.frontier.inspector, ids, domains, (d) => ringAfter.owner(d)),
-          '4-pod placement',
-        ).toBe(true),
-      SETTLE,
+    await waitPlaced(
+      a!.frontier.inspector,
+      ids,
+      domains,
+      (d) => ringAfter.owner(d),
+      '4-pod placement',
     );
     const after = await dueLocations(a!.frontier.inspector, ids);
 
@@ -112,14 +110,7 @@ export function registerRingChangeTests({ fleet }: MembershipSuite): void {
     const ids = ['pod-a', 'pod-b', 'pod-c', 'pod-d'];
     const domains = syntheticDomains(200, 12);
     await a!.frontier.enqueue(urls(domains));
-    await vi.waitFor(
-      async () =>
-        expect(
-          await placedExactly(a!.frontier.inspector, ids, domains, a!.membership.ownerOf),
-          'placement',
-        ).toBe(true),
-      SETTLE,
-    );
+    await waitPlaced(a!.frontier.inspector, ids, domains, a!.membership.ownerOf, 'placement');
     const { leases } = await d!.frontier.claim({ pod: 'pod-d', max: 4 });
     expect(leases.length).toBe(4);
     const epochBefore = a!.membership.epoch;
@@ -143,14 +134,7 @@ export function registerRingChangeTests({ fleet }: MembershipSuite): void {
     expect(a!.membership.epoch).toBe(epochBefore + 1);
     const ring = a!.membership.ring!;
     expect(ring.has('pod-d')).toBe(false);
-    await vi.waitFor(
-      async () =>
-        expect(
-          await placedExactly(a!.frontier.inspector, ids, domains, (x) => ring.owner(x)),
-          '3-pod placement',
-        ).toBe(true),
-      SETTLE,
-    );
+    await waitPlaced(a!.frontier.inspector, ids, domains, (x) => ring.owner(x), '3-pod placement');
     for (const lease of leases) {
       const stats = await a!.frontier.inspector.domainStats(lease.domain);
       expect([stats.queued, stats.inFlight]).toEqual([1, 0]);

@@ -4,7 +4,7 @@
  */
 import { syntheticDomains } from '@shardline/ring';
 import { expect, it, vi } from 'vitest';
-import { placedExactly, SETTLE } from './harness.js';
+import { placedExactly, SETTLE, waitPlaced } from './harness.js';
 import { type MembershipSuite, urls } from './membership-suite-context.js';
 
 export function registerSweepTests({ fleet }: MembershipSuite): void {
@@ -28,13 +28,12 @@ export function registerSweepTests({ fleet }: MembershipSuite): void {
     const domains = syntheticDomains(120, 16);
     await stale.enqueue(urls(domains));
     const ids = ['pod-a', 'pod-b', 'pod-s', 'pod-gone'];
-    await vi.waitFor(
-      async () =>
-        expect(
-          await placedExactly(a!.frontier.inspector, ids, domains, a!.membership.ownerOf),
-          'the sweeps placed every domain',
-        ).toBe(true),
-      SETTLE,
+    await waitPlaced(
+      a!.frontier.inspector,
+      ids,
+      domains,
+      a!.membership.ownerOf,
+      'the sweeps placed every domain',
     );
   });
 
