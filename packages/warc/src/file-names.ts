@@ -10,6 +10,11 @@ export const WARC_SUFFIX = '.warc.gz';
 /** Appended while the file is being written. */
 export const OPEN_SUFFIX = '.open';
 
+/** The name an `.open` file takes once closed (the same name when it is not one). */
+export function closedName(name: string): string {
+  return name.endsWith(OPEN_SUFFIX) ? name.slice(0, -OPEN_SUFFIX.length) : name;
+}
+
 /** `20261125061500123`: UTC time to the millisecond, digits only. */
 export function warcTimestamp(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:TZ.]/g, '');

@@ -1,5 +1,11 @@
 export { WarcError, WarcErrorCode } from './errors.js';
-export { isOwnOpenFile, OPEN_SUFFIX, WARC_SUFFIX, warcFileName } from './file-names.js';
+export {
+  closedName,
+  isOwnOpenFile,
+  OPEN_SUFFIX,
+  WARC_SUFFIX,
+  warcFileName,
+} from './file-names.js';
 export { type ReadRecord, readRecordAt, writeCdxj } from './reader.js';
 export {
   type ArchivedRequest,

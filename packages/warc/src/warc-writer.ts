@@ -9,7 +9,7 @@ import { writeSync, writevSync } from 'node:fs';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidOption, WarcError, WarcErrorCode } from './errors.js';
-import { isOwnOpenFile, OPEN_SUFFIX, warcFileName } from './file-names.js';
+import { closedName, isOwnOpenFile, OPEN_SUFFIX, warcFileName } from './file-names.js';
 import {
   DEFAULT_GZIP_LEVEL,
   exchangeRecords,
@@ -156,7 +156,7 @@ export class WarcWriter {
         const report = await repairFile(path);
         writer.#stats.repaired.push(report);
         if (report.bytesAfter === 0) await rm(path);
-        else await rename(path, path.slice(0, -OPEN_SUFFIX.length));
+        else await rename(path, closedName(path));
       }
     });
     return writer;

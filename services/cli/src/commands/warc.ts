@@ -6,7 +6,14 @@
  */
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { OPEN_SUFFIX, readRecordAt, WarcError, WarcErrorCode, writeCdxj } from '@shardline/warc';
+import {
+  closedName,
+  OPEN_SUFFIX,
+  readRecordAt,
+  WarcError,
+  WarcErrorCode,
+  writeCdxj,
+} from '@shardline/warc';
 import type { Command } from 'commander';
 import { CliError, CliErrorCode } from '../errors.js';
 
@@ -25,7 +32,7 @@ export function registerWarcCommands(program: Command): void {
       for (const file of files.filter((f) => f.endsWith(OPEN_SUFFIX))) {
         process.stderr.write(
           `note: ${file} is still open (its pod is writing it, or was killed before closing it and ` +
-            `closes it at its next start): its lines name it, the file will be ${basename(file.slice(0, -OPEN_SUFFIX.length))}\n`,
+            `closes it at its next start): its lines name it, the file will be ${basename(closedName(file))}\n`,
         );
       }
       try {
