@@ -92,28 +92,36 @@ export class CrawlReport {
     if (n === 1 && this.#failingHosts.size < MAX_FAILING_HOSTS_COUNTED) {
       this.#failingHosts.add(result.host);
     }
-    const hint = hintFor(code);
-    const fields = { url: result.url, host: result.host, code, outcome: result.outcome, hint };
     const logged = this.#hostsLogged.get(code) ?? 0;
     if (n === 1 && logged < HOSTS_LOGGED_PER_CODE) {
       this.#hostsLogged.set(code, logged + 1);
-      this.#logger.warn(
-        { ...fields, failures: n },
+      const hint = hintFor(code);
+      this.#warn(
+        result,
+        { failures: n, hint },
         `${code === CrawlOutcomeCode.HANDLER ? 'page handler failed' : 'fetch failed'}: ${result.url}: ${code}${result.error ? ` (${result.error})` : ''}${hint ? ` — ${hint}` : ''}`,
       );
     } else if (isPowerOfTen(n)) {
-      this.#logger.warn(
-        { ...fields, failures: n },
+      this.#warn(
+        result,
+        { failures: n },
         `${result.host}: ${n} failures with ${code} so far (logged once per power of ten)`,
       );
     }
     if (logged >= HOSTS_LOGGED_PER_CODE && isPowerOfTen(total)) {
-      this.#logger.warn(
-        { ...fields, total },
+      this.#warn(
+        result,
+        { total },
         `${code}: ${total} failures so far (its first ${HOSTS_LOGGED_PER_CODE} hosts logged one by one, then a line per power of ten; all in the summary)`,
       );
     }
   };
+
+  /** One warning about a failed result: its URL, host, code and outcome, plus `extra`. */
+  #warn(result: CrawlResult, extra: Record<string, unknown>, message: string): void {
+    const { url, host, errorCode: code, outcome } = result;
+    this.#logger.warn({ url, host, code, outcome, ...extra }, message);
+  }
 
   /** Errors by code, most frequent first. */
   errors(): [string, CodeCount][] {
