@@ -46,6 +46,16 @@ process.once('exit', () => {
 
 /** A TCP port that was free a moment ago on 127.0.0.1 (and, if asked, port+10000 too). */
 export async function freePort(withBusPort = false): Promise<number> {
+  return freePortWith(withBusPort ? [10_000] : []);
+}
+
+/** A port `base` with `base` … `base + count - 1` all free a moment ago (nodes on BASE+i). */
+export async function freePortRun(count: number): Promise<number> {
+  return freePortWith(Array.from({ length: count - 1 }, (_, i) => i + 1));
+}
+
+/** A free port (never 6379 or 16379) whose ports at `offsets` above it are free too. */
+async function freePortWith(offsets: number[]): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = await new Promise<number>((resolve, reject) => {
       const server = createServer();
@@ -56,8 +66,12 @@ export async function freePort(withBusPort = false): Promise<number> {
       });
     });
     if (port === 6379 || port === 16379) continue;
-    if (!withBusPort) return port;
-    if (port + 10000 <= 65535 && (await isFree(port + 10000))) return port;
+    let free = true;
+    for (const offset of offsets) {
+      free = port + offset <= 65_535 && (await isFree(port + offset));
+      if (!free) break;
+    }
+    if (free) return port;
   }
   throw new Error('no free port found');
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort, type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { freePortRun, type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { discovered, FrontierClient } from '../../urlfrontier/test/cluster-fixture.js';
 import type { ClusterFile } from '../src/local-cluster/control-file.js';
 import { isAlive } from '../src/local-cluster/control-file.js';
@@ -41,7 +41,8 @@ function remember(): void {
 beforeAll(async () => {
   server = await startRedis();
   dir = mkdtempSync(join(tmpdir(), 'sl-urlfrontier-'));
-  base = await freePort();
+  // The nodes listen on BASE … BASE+3 (up to scale 4): all of them free, not BASE alone.
+  base = await freePortRun(4);
 });
 
 afterAll(async () => {
