@@ -24,6 +24,8 @@ export const CliErrorCode = {
   SEED_INTERRUPTED: 'SHARDLINE_ERR_CLI_SEED_INTERRUPTED',
   /** `crawl` was given seeds and fetched nothing (each failure was logged and summarised) (1). */
   NOTHING_FETCHED: 'SHARDLINE_ERR_CLI_NOTHING_FETCHED',
+  /** A server of the command cannot listen on the address given (port taken) (exit status 1). */
+  LISTEN: 'SHARDLINE_ERR_CLI_LISTEN',
   /** No live pod can own new URLs and no `--pods` was given (exit status 1). */
   NO_PODS: 'SHARDLINE_ERR_CLI_NO_PODS',
   /**

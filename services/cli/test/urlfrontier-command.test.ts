@@ -4,6 +4,7 @@
  * (knowing only the URLFrontier .proto) seeds, streams and lists as the cluster resizes.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -83,6 +84,23 @@ describe('shardline up --urlfrontier-port', () => {
     ]);
     expect(crawlFlag.code).toBe(2);
     expect(crawlFlag.stderr).toMatch(/--max-links-per-page is a crawl pod setting/);
+  });
+
+  it('a node whose port is taken exits 1 with one line naming the address', async () => {
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+    const taken = (holder.address() as AddressInfo).port;
+    try {
+      const node = await cli(['urlfrontier', '--port', String(taken), '--redis', server.url]);
+      expect(node.code).toBe(1);
+      const lines = node.stderr.trim().split('\n');
+      expect(lines.at(-1)).toMatch(
+        new RegExp(`^error: cannot listen on 127\\.0\\.0\\.1:${taken}: .*in use.*--port`),
+      );
+      expect(node.stderr).not.toContain('internal error');
+    } finally {
+      await new Promise((done) => holder.close(done));
+    }
   });
 
   it('runs K nodes on BASE…, serves the protocol, and follows scale 4 and scale 2', async () => {

@@ -14,6 +14,8 @@ export const UrlFrontierErrorCode = {
   NOT_FOUND: 'SHARDLINE_ERR_URLFRONTIER_NOT_FOUND',
   /** A method (or a form of it) that has no meaning on the sharded frontier; the message says why. */
   UNIMPLEMENTED: 'SHARDLINE_ERR_URLFRONTIER_UNIMPLEMENTED',
+  /** The node cannot listen on its address (the port is taken, the host is not local). */
+  LISTEN: 'SHARDLINE_ERR_URLFRONTIER_LISTEN',
   /** A request this node could answer only by reading past a bound (the message names it and the form that answers). */
   TOO_LARGE: 'SHARDLINE_ERR_URLFRONTIER_TOO_LARGE',
 } as const;
@@ -26,6 +28,7 @@ const GRPC_STATUS: Record<UrlFrontierErrorCode, GrpcStatus> = {
   [UrlFrontierErrorCode.NOT_FOUND]: GrpcStatus.NOT_FOUND,
   [UrlFrontierErrorCode.UNIMPLEMENTED]: GrpcStatus.UNIMPLEMENTED,
   [UrlFrontierErrorCode.TOO_LARGE]: GrpcStatus.FAILED_PRECONDITION,
+  [UrlFrontierErrorCode.LISTEN]: GrpcStatus.UNAVAILABLE,
 };
 
 /** The error class of this package; branch on `code`. */

@@ -14,6 +14,7 @@ import { ADDRESS_SETTING } from './cluster-methods.js';
 import { ActiveSwitch, type NodeContext, NodeCounters } from './context.js';
 import { CrawlFrontiers } from './crawl-frontiers.js';
 import { CrawlHandoff } from './crawl-handoff.js';
+import { UrlFrontierError, UrlFrontierErrorCode } from './errors.js';
 import { LeaseBook } from './lease-book.js';
 import {
   type ResolvedNodeOptions,
@@ -105,7 +106,7 @@ export class UrlFrontierNode {
     server.addService(loadUrlFrontierService().service, urlFrontierImplementation(context));
     const port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`${o.host}:${o.port}`, ServerCredentials.createInsecure(), (error, bound) =>
-        error ? reject(error) : resolve(bound),
+        error ? reject(listenError(o.host, o.port, error)) : resolve(bound),
       ),
     );
     const address = o.advertise ?? `${o.host}:${port}`;
@@ -175,4 +176,20 @@ export class UrlFrontierNode {
     await this.membership.stop({ graceful, releaseLeases: async () => {} });
     if (graceful) await this.#handoff.leave();
   }
+}
+
+/**
+ * grpc-js reports a taken port as "No address added out of total 1 resolved errors: [listen
+ * EADDRINUSE …]": one line naming the address and the cause instead.
+ */
+function listenError(host: string, port: number, error: Error): UrlFrontierError {
+  const cause = /EADDRINUSE/.test(error.message)
+    ? 'the port is in use by another process'
+    : /EADDRNOTAVAIL/.test(error.message)
+      ? 'no interface of this machine has that address'
+      : error.message;
+  return new UrlFrontierError(
+    UrlFrontierErrorCode.LISTEN,
+    `cannot listen on ${host}:${port}: ${cause}; choose another --port (--urlfrontier-port for up) or --host`,
+  );
 }

@@ -104,10 +104,8 @@ export function registerUrlFrontierCommand(program: Command): void {
         target.kind === 'embedded' ? await useEmbeddedRedis(target.dataDir) : undefined;
       const log = pino({ level: flags.logLevel });
       // gRPC and the crawler's client load when a node runs, not for every command.
-      const [{ createRedisClient }, { UrlFrontierNode }] = await Promise.all([
-        import('@shardline/crawler'),
-        import('@shardline/urlfrontier'),
-      ]);
+      const [{ createRedisClient }, { UrlFrontierNode, UrlFrontierError, UrlFrontierErrorCode }] =
+        await Promise.all([import('@shardline/crawler'), import('@shardline/urlfrontier')]);
       const redis = createRedisClient(
         target.kind === 'cluster'
           ? { clusterNodes: target.nodes }
@@ -133,6 +131,12 @@ export function registerUrlFrontierCommand(program: Command): void {
           maxPagesPerDomain: flags.maxPagesPerDomain,
           sessionTimeoutMs: flags.sessionTimeoutMs,
           logger: log,
+        }).catch((error: unknown) => {
+          // A taken port is the machine's state, not a bug: one line, exit 1.
+          if (error instanceof UrlFrontierError && error.code === UrlFrontierErrorCode.LISTEN) {
+            throw new CliError(CliErrorCode.LISTEN, error.message);
+          }
+          throw error;
         });
         process.stdout.write(`shardline urlfrontier ${node.podId} listening on ${node.address}\n`);
         signalJoined();
