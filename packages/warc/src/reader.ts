@@ -4,6 +4,7 @@
  * node:zlib and returned byte for byte as stored.
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -87,6 +88,8 @@ export interface ReadRecord {
   bytes: Buffer;
 }
 
+const WARC_MAGIC = Buffer.from('WARC/');
+
 /** Longest WARC head accepted before giving up on finding its end. */
 const MAX_HEAD_BYTES = 64 * 1024;
 
@@ -95,6 +98,10 @@ const MAX_HEAD_BYTES = 64 * 1024;
  * record — and stops after it.
  */
 export async function readRecordAt(path: string, offset: number): Promise<ReadRecord> {
+  const fail = (why: string, cause?: unknown) =>
+    new WarcError(WarcErrorCode.NO_RECORD, `${path}:${offset}: ${why}`, cause);
+  const { size } = await stat(path);
+  if (offset >= size) throw fail(`nothing there: the file has ${size} bytes`);
   const source = createReadStream(path, { start: offset });
   const gzipped = path.endsWith('.gz');
   const stream = gzipped ? source.pipe(createGunzip()) : source;
@@ -102,14 +109,15 @@ export async function readRecordAt(path: string, offset: number): Promise<ReadRe
   let have = 0;
   let total: number | undefined;
   let head: string | undefined;
-  const fail = (why: string, cause?: unknown) =>
-    new WarcError(WarcErrorCode.NO_RECORD, `${path}:${offset}: ${why}`, cause);
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       have += chunk.length;
       if (total === undefined) {
         const sofar = Buffer.concat(chunks);
+        if (have >= WARC_MAGIC.length && !sofar.subarray(0, WARC_MAGIC.length).equals(WARC_MAGIC)) {
+          throw fail('no WARC head there (a record starts with "WARC/")');
+        }
         const end = sofar.indexOf('\r\n\r\n');
         if (end < 0) {
           if (have > MAX_HEAD_BYTES) throw fail('no WARC head there');

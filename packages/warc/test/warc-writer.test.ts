@@ -327,6 +327,30 @@ describe('WarcWriter', () => {
     await writer.close().catch(() => undefined);
   });
 
+  it('says what lies at an offset that holds no record: past the end, not WARC, a cut record', async () => {
+    const writer = await WarcWriter.open({ dir, pod: 'p' });
+    const at = await writer.write(exchange('/a', 'hello'));
+    await writer.close();
+    const gz = join(dir, at.file);
+    const end = statSync(gz).size;
+    await expect(readRecordAt(gz, end)).rejects.toThrow(
+      `${gz}:${end}: nothing there: the file has ${end} bytes`,
+    );
+
+    const plain = join(dir, 'plain.warc');
+    const record = (await readRecordAt(gz, at.offset)).bytes;
+    writeFileSync(plain, Buffer.concat([Buffer.from('not a warc\r\n\r\n'), record]));
+    await expect(readRecordAt(plain, 0)).rejects.toThrow(/plain\.warc:0: no WARC head there/);
+    expect((await readRecordAt(plain, 14)).type).toBe('response');
+    await expect(readRecordAt(plain, 10_000)).rejects.toThrow(/nothing there/);
+
+    writeFileSync(plain, record.subarray(0, record.length - 10));
+    await expect(readRecordAt(plain, 0)).rejects.toMatchObject({
+      code: WarcErrorCode.NO_RECORD,
+      message: expect.stringMatching(/plain\.warc:0: the file ends inside the record$/),
+    });
+  });
+
   it('refuses bad options with the option named', async () => {
     await expect(WarcWriter.open({ dir, pod: 'bad/pod' })).rejects.toThrow(
       /WarcWriterOptions\.pod must be/,
