@@ -20,8 +20,6 @@ let server: RedisServer;
 let redis: Redis;
 let n = 0;
 const WAIT = { timeout: 30_000, interval: 20 };
-/** Arrival-stamp jitter of a server sharing a loaded process with pods (see ip-gate.test). */
-const SLACK_MS = 25;
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 const SKEWED_CLOCK = join(import.meta.dirname, 'fixtures', 'skewed-clock.mjs');
 
@@ -55,7 +53,7 @@ function podOf(crawlId: string, web: LoggingServer, host: string, prefix: string
 function expectGaps(web: LoggingServer, delayMs: number): number[] {
   const starts = web.log.map((e) => e.startMs).sort((a, b) => a - b);
   const gaps = starts.slice(1).map((s, i) => s - starts[i]!);
-  for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(delayMs - SLACK_MS);
+  for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(delayMs - web.stampSlackMs());
   return gaps;
 }
 
@@ -175,7 +173,7 @@ describe('claim ahead at the server', () => {
       expectGaps(web, 1000);
       // The dead pod's turn (it may have sent then) holds: the survivor goes one delay later.
       const after = web.log.slice(sentBeforeKill).map((e) => e.startMs);
-      expect(Math.min(...after)).toBeGreaterThanOrEqual(turnMs + 1000 - SLACK_MS);
+      expect(Math.min(...after)).toBeGreaterThanOrEqual(turnMs + 1000 - web.stampSlackMs());
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await survivor?.stop();
