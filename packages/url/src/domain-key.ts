@@ -85,14 +85,31 @@ const NOT_IN_HOST = /[/\\?#@\s]/;
  *   `SHARDLINE_ERR_URL_HOST`.
  */
 export function domainKey(urlOrHost: string): string {
+  return hostKey(urlOrHost).domain;
+}
+
+/** A host as the frontier keys it, and its {@link domainKey}. */
+export interface HostKey {
+  /** Lower-case punycode, no trailing dot, IPv6 in brackets: `CanonicalUrl.host`. */
+  host: string;
+  domain: string;
+}
+
+/**
+ * The host of a URL or bare host as the canonicaliser writes it (the frontier's key of its
+ * politeness state) with its domain key: `WWW.Example.COM.`, `www.example.com` and
+ * `https://www.example.com/x` all name host `www.example.com` of domain `example.com`. Accepts
+ * and refuses what {@link domainKey} does.
+ */
+export function hostKey(urlOrHost: string): HostKey {
   if (typeof urlOrHost !== 'string') {
     throw new UrlError(UrlErrorCode.INVALID, 'expected a string', String(urlOrHost));
   }
-  if (urlOrHost.includes('://')) return domainKeyOfUrl(urlOrHost);
-  return domainKeyOfBareHost(urlOrHost);
+  if (urlOrHost.includes('://')) return hostKeyOfUrl(urlOrHost);
+  return hostKeyOfBareHost(urlOrHost);
 }
 
-function domainKeyOfUrl(input: string): string {
+function hostKeyOfUrl(input: string): HostKey {
   let url: URL;
   try {
     url = new URL(input);
@@ -105,7 +122,7 @@ function domainKeyOfUrl(input: string): string {
   return keyOfParsedHost(url.hostname, input);
 }
 
-function domainKeyOfBareHost(input: string): string {
+function hostKeyOfBareHost(input: string): HostKey {
   if (input.length === 0) {
     throw new UrlError(UrlErrorCode.HOST, 'empty host', input);
   }
@@ -150,11 +167,11 @@ function needsWhatwg(name: string): boolean {
   return (first >= 48 && first <= 57) || name.includes('xn--');
 }
 
-function keyOfParsedHost(hostname: string, input: string): string {
+function keyOfParsedHost(hostname: string, input: string): HostKey {
   const host = stripTrailingDot(hostname);
   const kind = checkHost(host);
   if (kind !== 'dns' && kind !== 'ipv4' && kind !== 'ipv6') {
     throw new UrlError(UrlErrorCode.HOST, kind, input);
   }
-  return domainKeyOfCanonicalHost(host, kind);
+  return { host, domain: domainKeyOfCanonicalHost(host, kind) };
 }

@@ -6,6 +6,6 @@ export {
   type CanonicalUrl,
   createCanonicalizer,
 } from './canonicalizer.js';
-export { domainKey } from './domain-key.js';
+export { domainKey, type HostKey, hostKey } from './domain-key.js';
 export { UrlError, UrlErrorCode, UrlOptionsError } from './errors.js';
 export { DEFAULT_TRACKING_PARAMS } from './tracking-params.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalize, domainKey, UrlError, type UrlErrorCode } from '../src/index.js';
+import { canonicalize, domainKey, hostKey, UrlError, type UrlErrorCode } from '../src/index.js';
 
 const keys: [input: string, key: string][] = [
   // Registrable domain (eTLD+1)
@@ -88,6 +88,30 @@ describe('domainKey', () => {
     } catch (error) {
       expect((error as UrlError).code).toBe(code);
     }
+  });
+});
+
+describe('hostKey', () => {
+  it.each(keys)('%s names the host canonicalize() writes, of domain %s', (input, key) => {
+    const url = input.includes('://')
+      ? input.replace('u:p@', '')
+      : `http://${input.includes(':') && !input.startsWith('[') ? `[${input}]` : input}/`;
+    expect(hostKey(input)).toEqual({ host: canonicalize(url).host, domain: key });
+  });
+
+  it('keys the forms a user types for one host alike', () => {
+    for (const input of [
+      'WWW.Example.COM.',
+      'www.example.com',
+      'https://www.example.com:8443/x?y',
+    ]) {
+      expect(hostKey(input)).toEqual({ host: 'www.example.com', domain: 'example.com' });
+    }
+  });
+
+  it('refuses what domainKey refuses', () => {
+    expect(() => hostKey('example.com/path')).toThrow(UrlError);
+    expect(() => hostKey('ftp://example.com/')).toThrow(/scheme/);
   });
 });
 

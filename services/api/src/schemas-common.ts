@@ -6,7 +6,8 @@ export const domainParam = {
   minLength: 1,
   maxLength: 253,
   pattern: '^[^\\s/{}]+$',
-  description: 'registrable domain (the shard key), e.g. example.com',
+  description:
+    'registrable domain (the shard key), e.g. example.com; any case, Unicode or punycode, a host of it names it too (keyed as the frontier keys it)',
 } as const;
 
 /** What a domain is doing, from its counters and its hosts' politeness state. */

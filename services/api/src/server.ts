@@ -8,6 +8,7 @@ import { bearerGuard } from './auth.js';
 import { ClusterRing } from './cluster-ring.js';
 import type { RouteContext } from './context.js';
 import { CrawlReaders, listCrawls } from './crawls.js';
+import { keyDomainInputs } from './domain-inputs.js';
 import { installErrorHandlers } from './error-handler.js';
 import { ApiOptionsError } from './errors.js';
 import { ApiMetrics } from './metrics.js';
@@ -137,6 +138,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
     robots: options.robots,
   };
 
+  keyDomainInputs(app);
   app.addHook('onResponse', async (request, reply) => {
     const read = request.method === 'GET' || request.method === 'HEAD';
     request.log[read ? 'debug' : 'info'](

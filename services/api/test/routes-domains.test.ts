@@ -172,6 +172,25 @@ describe('GET /v1/domains/{domain}', () => {
     expect(body.owner).toBe(seeded.owner);
   });
 
+  it('keys the domain as the frontier does: upper case, a trailing dot, Unicode', async () => {
+    const { domain } = fx.domains[0]!;
+    for (const typed of [domain.toUpperCase(), `${domain}.`]) {
+      const { status, body } = await call(fx.base, `/v1/domains/${typed}`);
+      expect({ typed, status, domain: body.domain }).toEqual({ typed, status: 200, domain });
+    }
+    await fx.frontier.enqueue(['http://bücher.example/a']);
+    const unicode = await call(fx.base, `/v1/domains/${encodeURIComponent('Bücher.example')}`);
+    expect(unicode.body).toMatchObject({ domain: 'xn--bcher-kva.example', queued: 1 });
+    const located = await call(fx.base, `/v1/ring/locate?domain=${domain.toUpperCase()}.`);
+    expect(located.body).toMatchObject({ domain, owner: fx.domains[0]!.owner });
+    const bad = await call(fx.base, '/v1/domains/a..b.example');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({
+      code: 'SHARDLINE_ERR_API_VALIDATION',
+      message: expect.stringMatching(/^params\/domain: not a domain \(.+\): "a\.\.b\.example"$/),
+    });
+  });
+
   it('answers 404 with a JSON error for an unknown domain', async () => {
     const { status, body } = await call(fx.base, '/v1/domains/never-seen.example');
     expect(status).toBe(404);

@@ -64,6 +64,20 @@ describe('host control routes', () => {
     expect(reset.body.delayMs).toBeNull();
   });
 
+  it('keeps a delay typed in upper case under the host the crawler reads', async () => {
+    const { domain } = fx.domains[3]!;
+    const typed = `WWW.${domain.toUpperCase()}.`;
+    const delay = await call(fx.base, `/v1/domains/${domain.toUpperCase()}/hosts/${typed}/delay`, {
+      method: 'PUT',
+      body: { delayMs: 1500 },
+      token: TOKEN,
+    });
+    expect(delay.body).toEqual({ domain, host: `www.${domain}`, delayMs: 1500 });
+    expect((await fx.frontier.inspector.hostState(domain, `www.${domain}`)).delayMs).toBe(1500);
+    const keys = await fx.redis.keys(`*${typed.slice(0, -1)}*`);
+    expect(keys).toEqual([]);
+  });
+
   it('refuses without the token, a host outside the domain, and bad bodies', async () => {
     const { domain } = fx.domains[2]!;
     const path = `/v1/domains/${domain}/block`;

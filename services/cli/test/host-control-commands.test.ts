@@ -98,7 +98,29 @@ describe('host control commands', () => {
     });
   });
 
+  it('keys a host typed in upper case or as a URL as the crawler does', async () => {
+    const typed = await cli(['delay', 'SLOW.COM.', '2500']);
+    expect(typed.stdout).toBe('slow.com: delay 2500 ms\n');
+    const url = await cli(['delay', 'https://Slow.com/2', '3500', '--json']);
+    expect(JSON.parse(url.stdout)).toEqual({ host: 'slow.com', domain: 'slow.com', delayMs: 3500 });
+    expect((await frontier.inspector.hostState('slow.com', 'slow.com')).delayMs).toBe(3500);
+    const paused = await cli(['pause', 'IMG.Blocked.com', '--host', '--until', '1h']);
+    expect(paused.stdout).toMatch(/^img\.blocked\.com: blocked until /);
+    await cli(['resume', 'https://img.blocked.com/x', '--host']);
+    expect(
+      (await frontier.inspector.hostState('blocked.com', 'img.blocked.com')).blockedUntilMs,
+    ).toBe(0);
+    // Nothing kept under a key no claim reads.
+    for (const pattern of ['*SLOW*', '*Slow*', '*IMG*', '*://*', '*.:*']) {
+      expect(await redis.keys(`${PREFIX}:${pattern}`)).toEqual([]);
+    }
+    await cli(['delay', 'slow.com', 'default']);
+  });
+
   it('bad input is one usage line naming the input, nothing written', async () => {
+    const badHost = await cli(['delay', 'slow.com/x', '100']);
+    expect(badHost.code).toBe(2);
+    expect(badHost.stderr).toMatch(/^error: not a host or URL \(.+\): "slow\.com\/x"\n$/);
     const badUntil = await cli(['pause', 'blocked.com', '--until', 'tomorrowish']);
     expect(badUntil.code).toBe(2);
     expect(badUntil.stderr).toMatch(/--until <time>' argument 'tomorrowish' is invalid/);

@@ -19,7 +19,7 @@ const hostParams = {
       minLength: 1,
       maxLength: 253,
       pattern: '^[^\\s/{}]+$',
-      description: 'a host of the domain, e.g. www.example.com',
+      description: 'a host of the domain, e.g. www.example.com (any case, Unicode or punycode)',
     },
   },
 } as const;

@@ -27,9 +27,6 @@ const HISTORY_EPOCHS = 20;
 
 const TWO_64 = 2 ** 64;
 
-/** `Example.COM.` and `example.com` are the same domain key. */
-const normalise = (domain: string) => domain.trim().toLowerCase().replace(/\.$/, '');
-
 export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.get<{ Querystring: { domain: string; crawl?: string } }>(
     '/v1/ring/locate',
@@ -44,7 +41,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
       },
     },
     async (request) => {
-      const domain = normalise(request.query.domain);
+      const domain = request.query.domain;
       const snapshot = await ctx.readers.scope(request.query.crawl).cluster.snapshot();
       const { ring } = snapshot;
       return {
@@ -69,7 +66,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
       },
     },
     async (request) => {
-      const domain = normalise(request.params.domain);
+      const domain = request.params.domain;
       const { reader, frontier, cluster } = ctx.readers.scope(request.query.crawl);
       await reader.requireDomain(domain);
       const inspector = frontier.inspector;
@@ -151,7 +148,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
       },
     },
     async (request) => {
-      const domain = normalise(request.params.domain);
+      const domain = request.params.domain;
       const { reader, frontier, cluster } = ctx.readers.scope(request.query.crawl);
       await reader.requireDomain(domain);
       // The frontier files the requeued hosts under today's owner.

@@ -4,9 +4,9 @@
  * once and it survives restarts and handoffs; robots crawl-delay, backoff and the adaptive
  * delay still apply on top (the effective delay is their maximum).
  */
-import { domainKey } from '@shardline/url';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context.js';
+import { hostOrUsage } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
 
@@ -35,11 +35,11 @@ export function registerDelayCommand(program: Command, ctx: CliContext): void {
       .description(
         "set a host's delay between request starts at run time, on every pod and in every crawl (politeness is per host, shared by all crawls)",
       )
-      .argument('<host>', 'the host, e.g. www.bbc.co.uk')
+      .argument('<host>', 'the host, e.g. www.bbc.co.uk (or a URL of it)')
       .argument('<ms>', 'delay in ms, or "default" for the crawl’s own', parseDelay)
       .option('--json', 'print the host state afterwards as JSON'),
-  ).action(async (host: string, delayMs: number | null, flags: DelayFlags) => {
-    const domain = domainKey(host);
+  ).action(async (target: string, delayMs: number | null, flags: DelayFlags) => {
+    const { host, domain } = hostOrUsage(target);
     await withSession(flags, async ({ reader, frontier, ownership }) => {
       await reader.requireDomain(domain);
       // The host is re-scored in its owner's due index.

@@ -5,11 +5,10 @@
  * host. Both live in the domain's Redis state, so they survive restarts and handoffs.
  */
 import { DURATION_FORMS, parseDuration } from '@shardline/crawler/settings';
-import { domainKey } from '@shardline/url';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { domainOrUsage } from '../lib/domains.js';
+import { domainOrUsage, hostOrUsage } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
 
@@ -63,26 +62,27 @@ export function registerPauseCommands(program: Command, ctx: CliContext): void {
           'pause --host needs --until TIME: a host is blocked until a time.',
         );
       }
-      const domain = flags.host ? domainKey(target) : domainOrUsage(target);
+      const host = flags.host ? hostOrUsage(target) : undefined;
+      const domain = host?.domain ?? domainOrUsage(target);
       await withSession(flags, async ({ reader, frontier, ownership }) => {
         await reader.requireDomain(domain);
         // Resuming and blocks re-score the domain's hosts in their owner's due index.
         ownership.requirePods(`no pod owns ${domain} to re-score its hosts`);
-        const blockTarget = flags.host ? { host: target } : { domain };
+        const blockTarget = host ? { host: host.host } : { domain };
         if (flags.until !== undefined) await frontier.blockUntil(blockTarget, flags.until);
         else if (paused) await frontier.pause(domain);
         else {
-          if (!flags.host) await frontier.resume(domain);
+          if (!host) await frontier.resume(domain);
           await frontier.blockUntil(blockTarget, 0);
         }
         const stats = await frontier.inspector.domainStats(domain);
-        const blockedUntilMs = flags.host
-          ? (await frontier.inspector.hostState(domain, target)).blockedUntilMs
+        const blockedUntilMs = host
+          ? (await frontier.inspector.hostState(domain, host.host)).blockedUntilMs
           : stats.blockedUntilMs;
         if (flags.json) {
           return writeJson(ctx.stdout, {
             domain,
-            ...(flags.host ? { host: target } : {}),
+            ...(host ? { host: host.host } : {}),
             paused: stats.paused,
             ...(blockedUntilMs > 0 ? { blockedUntil: new Date(blockedUntilMs).toISOString() } : {}),
             queued: stats.queued,
@@ -95,7 +95,7 @@ export function registerPauseCommands(program: Command, ctx: CliContext): void {
               ? 'paused'
               : 'resumed';
         ctx.stdout.write(
-          `${flags.host ? target : domain}: ${state} (${stats.queued.toLocaleString('en-US')} queued)\n`,
+          `${host?.host ?? domain}: ${state} (${stats.queued.toLocaleString('en-US')} queued)\n`,
         );
       });
     });

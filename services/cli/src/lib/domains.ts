@@ -1,4 +1,4 @@
-import { domainKey, UrlError } from '@shardline/url';
+import { domainKey, type HostKey, hostKey, UrlError } from '@shardline/url';
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../errors.js';
 
@@ -35,4 +35,18 @@ export function domainOrUsage(value: string): string {
   const result = domainOfLine(value.trim());
   if (!result.ok) throw usageError(`not a domain or URL (${result.reason}): ${clip(value)}`);
   return result.domain;
+}
+
+/**
+ * A host argument (a bare host or a URL) as the frontier keys it, with its domain: `WWW.X.COM`
+ * and `https://www.x.com/a` name the host `www.x.com` the crawler's state is kept under. A bad
+ * one is a usage error.
+ */
+export function hostOrUsage(value: string): HostKey {
+  try {
+    return hostKey(value.trim());
+  } catch (error) {
+    if (!(error instanceof UrlError)) throw error;
+    throw usageError(`not a host or URL (${error.reason}): ${clip(value)}`);
+  }
 }
