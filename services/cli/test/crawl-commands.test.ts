@@ -108,6 +108,21 @@ describe('crawl ids on the command line', () => {
     ]);
   });
 
+  it('notes a crawl that does not exist yet on stderr; its reads are still answered', async () => {
+    const typo = await cli(['stats', '--crawl-id', 'alpah', '--json']);
+    expect(typo.code).toBe(0);
+    expect(JSON.parse(typo.stdout)).toMatchObject({ queued: 0, domains: 0 });
+    expect(typo.stderr).toBe(
+      `note: crawl "alpah" does not exist in prefix ${PREFIX} yet (no pod or seed has written to it; \`shardline crawl list\` shows the crawls)\n`,
+    );
+    const known = [
+      cli(['stats', '--crawl-id', 'alpha']),
+      cli(['domains']),
+      admin(['crawl', 'list']),
+    ];
+    for (const result of await Promise.all(known)) expect(result.stderr).toBe('');
+  });
+
   it('names a bad crawl id in one usage line', async () => {
     for (const args of [['stats', '--crawl-id', 'Bad/ID'], ['stats']]) {
       const r = await cli(args, args.length === 1 ? { CRAWL_ID: 'no spaces' } : undefined);

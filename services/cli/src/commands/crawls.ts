@@ -40,27 +40,31 @@ export function registerCrawlAdminCommands(crawl: Command, ctx: CliContext): voi
   ).action(async (_: ListFlags, command: Command) => {
     // `crawl` itself takes --redis, --prefix…: commander hands them to it wherever they stand.
     const flags = command.optsWithGlobals<ListFlags>();
-    await withSession(flags, async ({ redis, prefix }) => {
-      const crawls = await listCrawls(redis, prefix);
-      if (flags.json) return writeJson(ctx.stdout, { crawls });
-      ctx.stdout.write(
-        formatTable(crawls, [
-          { header: 'crawl', cell: (c) => c.crawlId },
-          { header: 'state', cell: (c) => c.state },
-          {
-            header: 'created',
-            cell: (c) => (c.createdAtMs === null ? '-' : new Date(c.createdAtMs).toISOString()),
-          },
-          { header: 'live pods', cell: (c) => c.livePods },
-          { header: 'domains', cell: (c) => c.domains },
-          { header: 'queued', cell: (c) => c.queued },
-          { header: 'in flight', cell: (c) => c.inFlight },
-          { header: 'fetched', cell: (c) => c.fetched },
-          { header: 'failed', cell: (c) => c.failed },
-          { header: 'dead', cell: (c) => c.dead },
-        ]),
-      );
-    });
+    await withSession(
+      flags,
+      async ({ redis, prefix }) => {
+        const crawls = await listCrawls(redis, prefix);
+        if (flags.json) return writeJson(ctx.stdout, { crawls });
+        ctx.stdout.write(
+          formatTable(crawls, [
+            { header: 'crawl', cell: (c) => c.crawlId },
+            { header: 'state', cell: (c) => c.state },
+            {
+              header: 'created',
+              cell: (c) => (c.createdAtMs === null ? '-' : new Date(c.createdAtMs).toISOString()),
+            },
+            { header: 'live pods', cell: (c) => c.livePods },
+            { header: 'domains', cell: (c) => c.domains },
+            { header: 'queued', cell: (c) => c.queued },
+            { header: 'in flight', cell: (c) => c.inFlight },
+            { header: 'fetched', cell: (c) => c.fetched },
+            { header: 'failed', cell: (c) => c.failed },
+            { header: 'dead', cell: (c) => c.dead },
+          ]),
+        );
+      },
+      { noteUnknownCrawl: false },
+    );
   });
 
   withRedisOptions(
@@ -83,25 +87,29 @@ export function registerCrawlAdminCommands(crawl: Command, ctx: CliContext): voi
       .option('--json', 'print the totals as JSON'),
   ).action(async (id: string, _: DeleteFlags, command: Command) => {
     const flags = command.optsWithGlobals<DeleteFlags>();
-    await withSession(flags, async ({ redis, prefix }) => {
-      try {
-        await startCrawlDelete(redis, prefix, id, flags.force === true);
-      } catch (error) {
-        if (error instanceof CrawlDeleteRefusedError) {
-          throw new CliError(CliErrorCode.CRAWL, error.message);
+    await withSession(
+      flags,
+      async ({ redis, prefix }) => {
+        try {
+          await startCrawlDelete(redis, prefix, id, flags.force === true);
+        } catch (error) {
+          if (error instanceof CrawlDeleteRefusedError) {
+            throw new CliError(CliErrorCode.CRAWL, error.message);
+          }
+          throw error;
         }
-        throw error;
-      }
-      const totals = await deleteCrawlKeys(redis, prefix, id, {
-        batchDomains: flags.batch,
-        onBatch: (p) => {
-          if (!flags.json) ctx.stderr.write(`deleted ${p.domains} domains (${p.keys} keys)\n`);
-        },
-      });
-      if (flags.json) return writeJson(ctx.stdout, { crawlId: id, ...totals });
-      ctx.stdout.write(
-        `crawl ${id} deleted: ${totals.domains} domains, ${totals.keys} keys (hosts' politeness kept)\n`,
-      );
-    });
+        const totals = await deleteCrawlKeys(redis, prefix, id, {
+          batchDomains: flags.batch,
+          onBatch: (p) => {
+            if (!flags.json) ctx.stderr.write(`deleted ${p.domains} domains (${p.keys} keys)\n`);
+          },
+        });
+        if (flags.json) return writeJson(ctx.stdout, { crawlId: id, ...totals });
+        ctx.stdout.write(
+          `crawl ${id} deleted: ${totals.domains} domains, ${totals.keys} keys (hosts' politeness kept)\n`,
+        );
+      },
+      { noteUnknownCrawl: false },
+    );
   });
 }

@@ -100,88 +100,92 @@ async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promi
   });
   const report = flags.report === undefined ? undefined : await openReport(flags.report);
   try {
-    await withSession(flags, async (session) => {
-      // Fail before reading input: a URL queued for no pod is never claimed.
-      session.ownership.requirePods();
-      await refuseDeletingCrawl(session);
-      const progress = createSeedProgress({
-        stream: ctx.stderr,
-        totalBytes: inputs.reduce((sum, s) => sum + (s.totalBytes ?? 0), 0) || undefined,
-        quiet: !flags.progress,
-      });
-      const total = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
-      const addCounts = (counts: SeedCounts) => {
-        total.lines += counts.lines;
-        total.queued += counts.queued;
-        total.duplicates += counts.duplicates;
-        total.overCap += counts.overCap;
-        total.rejected += counts.rejected;
-      };
-      let interrupted: SeedInterruptedError | undefined;
-      try {
-        let bytesBefore = 0;
-        for (const input of inputs) {
-          const onReject = async (r: SeedRejection) => {
-            progress.message(`${input.unit} ${r.line}: ${r.code}: ${r.reason}: ${clip(r.input)}`);
-            if (report) {
-              const row = { line: r.line, input: r.input, code: r.code, reason: r.reason };
-              const source = input.name;
-              if (!report.write(`${JSON.stringify({ ...row, source })}\n`)) {
-                await once(report, 'drain');
+    await withSession(
+      flags,
+      async (session) => {
+        // Fail before reading input: a URL queued for no pod is never claimed.
+        session.ownership.requirePods();
+        await refuseDeletingCrawl(session);
+        const progress = createSeedProgress({
+          stream: ctx.stderr,
+          totalBytes: inputs.reduce((sum, s) => sum + (s.totalBytes ?? 0), 0) || undefined,
+          quiet: !flags.progress,
+        });
+        const total = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
+        const addCounts = (counts: SeedCounts) => {
+          total.lines += counts.lines;
+          total.queued += counts.queued;
+          total.duplicates += counts.duplicates;
+          total.overCap += counts.overCap;
+          total.rejected += counts.rejected;
+        };
+        let interrupted: SeedInterruptedError | undefined;
+        try {
+          let bytesBefore = 0;
+          for (const input of inputs) {
+            const onReject = async (r: SeedRejection) => {
+              progress.message(`${input.unit} ${r.line}: ${r.code}: ${r.reason}: ${clip(r.input)}`);
+              if (report) {
+                const row = { line: r.line, input: r.input, code: r.code, reason: r.reason };
+                const source = input.name;
+                if (!report.write(`${JSON.stringify({ ...row, source })}\n`)) {
+                  await once(report, 'drain');
+                }
               }
+            };
+            try {
+              const counts = await seedLines(session.frontier, input.lines(), {
+                batchLines: flags.batch,
+                defaults: { priority: flags.priority, tags: flags.tag },
+                onReject,
+                onProgress: (c) =>
+                  progress.update(
+                    {
+                      lines: total.lines + c.lines,
+                      queued: total.queued + c.queued,
+                      duplicates: total.duplicates + c.duplicates,
+                      overCap: total.overCap + c.overCap,
+                      rejected: total.rejected + c.rejected,
+                    },
+                    bytesBefore + (input.bytesRead?.() ?? 0),
+                  ),
+              });
+              addCounts(counts);
+            } catch (error) {
+              if (!(error instanceof SeedInterruptedError)) throw error;
+              addCounts(error.counts);
+              interrupted = error;
+              break;
             }
-          };
-          try {
-            const counts = await seedLines(session.frontier, input.lines(), {
-              batchLines: flags.batch,
-              defaults: { priority: flags.priority, tags: flags.tag },
-              onReject,
-              onProgress: (c) =>
-                progress.update(
-                  {
-                    lines: total.lines + c.lines,
-                    queued: total.queued + c.queued,
-                    duplicates: total.duplicates + c.duplicates,
-                    overCap: total.overCap + c.overCap,
-                    rejected: total.rejected + c.rejected,
-                  },
-                  bytesBefore + (input.bytesRead?.() ?? 0),
-                ),
-            });
-            addCounts(counts);
-          } catch (error) {
-            if (!(error instanceof SeedInterruptedError)) throw error;
-            addCounts(error.counts);
-            interrupted = error;
-            break;
+            bytesBefore += input.totalBytes ?? 0;
           }
-          bytesBefore += input.totalBytes ?? 0;
+        } finally {
+          progress.stop();
         }
-      } finally {
-        progress.stop();
-      }
-      const summary = { ...total, owners: session.ownership.source };
-      if (flags.json) {
-        ctx.stdout.write(`${JSON.stringify(summary)}\n`);
-      } else {
-        ctx.stdout.write(
-          `queued ${n0(total.queued)}, duplicate ${n0(total.duplicates)}, over-cap ${n0(total.overCap)}, rejected ${n0(total.rejected)} (${n0(total.lines)} lines; owners from ${summary.owners})\n`,
-        );
-      }
-      if (interrupted) {
-        // The summary above is exact for every line before the failing batch.
-        throw new CliError(
-          CliErrorCode.SEED_INTERRUPTED,
-          `seeding stopped after ${n0(total.lines)} lines (${n0(total.queued)} queued): ${interrupted.message}; the next ${n0(interrupted.pendingLines)} lines may be partly queued and the rest were not read (seeding again is safe: duplicates are skipped)`,
-        );
-      }
-      if (total.rejected > 0 && !flags.allowRejects) {
-        ctx.stderr.write(
-          `error: ${n0(total.rejected)} line${total.rejected === 1 ? '' : 's'} rejected (the others were queued); --allow-rejects exits 0\n`,
-        );
-        ctx.exitCode = ExitCode.FAILED;
-      }
-    });
+        const summary = { ...total, owners: session.ownership.source };
+        if (flags.json) {
+          ctx.stdout.write(`${JSON.stringify(summary)}\n`);
+        } else {
+          ctx.stdout.write(
+            `queued ${n0(total.queued)}, duplicate ${n0(total.duplicates)}, over-cap ${n0(total.overCap)}, rejected ${n0(total.rejected)} (${n0(total.lines)} lines; owners from ${summary.owners})\n`,
+          );
+        }
+        if (interrupted) {
+          // The summary above is exact for every line before the failing batch.
+          throw new CliError(
+            CliErrorCode.SEED_INTERRUPTED,
+            `seeding stopped after ${n0(total.lines)} lines (${n0(total.queued)} queued): ${interrupted.message}; the next ${n0(interrupted.pendingLines)} lines may be partly queued and the rest were not read (seeding again is safe: duplicates are skipped)`,
+          );
+        }
+        if (total.rejected > 0 && !flags.allowRejects) {
+          ctx.stderr.write(
+            `error: ${n0(total.rejected)} line${total.rejected === 1 ? '' : 's'} rejected (the others were queued); --allow-rejects exits 0\n`,
+          );
+          ctx.exitCode = ExitCode.FAILED;
+        }
+      },
+      { noteUnknownCrawl: false },
+    );
   } finally {
     if (report) {
       report.end();

@@ -103,11 +103,15 @@ export function toCommandError(error: unknown, label: string): unknown {
 
 /**
  * Opens a session, runs `body`, and closes it whatever happens; errors come back as
- * one-line `CliError`s (see {@link toCommandError}).
+ * one-line `CliError`s (see {@link toCommandError}). Unless told not to (`seed` starts
+ * crawls; `crawl list|delete` name theirs otherwise), notes on stderr when the crawl has
+ * written nothing yet: its figures are all zero, and a mistyped `--crawl-id` would otherwise
+ * look like an empty crawl.
  */
 export async function withSession<T>(
   flags: SessionFlags,
   body: (session: Session) => Promise<T>,
+  { noteUnknownCrawl = true }: { noteUnknownCrawl?: boolean } = {},
 ): Promise<T> {
   const env = loadConfig();
   const target = resolveRedisTarget(flags, env);
@@ -132,6 +136,7 @@ export async function withSession<T>(
         process.stderr.write(`note: frontier ${operation}: ${error.message}\n`),
     });
     const reader = new StatsReader(frontier.inspector, ownership.cluster);
+    if (noteUnknownCrawl) await noteIfCrawlUnknown(connection.client, prefix, crawlId);
     return await body({
       redis: connection.client,
       frontier,
@@ -155,6 +160,14 @@ function crawlIdFromEnv(value: string): string {
     throw usageError(`CRAWL_ID: ${JSON.stringify(value)} is not a crawl id: ${CRAWL_ID_HINT}`);
   }
   return value;
+}
+
+async function noteIfCrawlUnknown(redis: Redis | Cluster, prefix: string, crawlId: string) {
+  if (crawlId === DEFAULT_CRAWL) return;
+  if ((await new CrawlRegistry({ redis, prefix }).get(crawlId)) !== null) return;
+  process.stderr.write(
+    `note: crawl ${JSON.stringify(crawlId)} does not exist in prefix ${prefix} yet (no pod or seed has written to it; \`shardline crawl list\` shows the crawls)\n`,
+  );
 }
 
 /** Refuses, in one line, to write to a crawl that `crawl delete` is deleting. */
