@@ -1,5 +1,5 @@
 /** Schemas of the dashboard's routes: ring lookup, the domain page, dead-letter requeue. */
-import { crawlParam, domainParam, domainStatus } from './schemas-common.js';
+import { crawlParam, domainStatus } from './schemas-common.js';
 
 const integer = { type: 'integer', minimum: 0 } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -8,7 +8,16 @@ export const locateQuery = {
   type: 'object',
   required: ['domain'],
   additionalProperties: false,
-  properties: { domain: domainParam, crawl: crawlParam },
+  properties: {
+    domain: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^\\S+$',
+      description: "a domain, a host of it or a URL (what the dashboard's ring search box takes)",
+    },
+    crawl: crawlParam,
+  },
 } as const;
 
 export const locateResponse = {

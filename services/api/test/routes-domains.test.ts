@@ -181,8 +181,10 @@ describe('GET /v1/domains/{domain}', () => {
     await fx.frontier.enqueue(['http://bücher.example/a']);
     const unicode = await call(fx.base, `/v1/domains/${encodeURIComponent('Bücher.example')}`);
     expect(unicode.body).toMatchObject({ domain: 'xn--bcher-kva.example', queued: 1 });
-    const located = await call(fx.base, `/v1/ring/locate?domain=${domain.toUpperCase()}.`);
-    expect(located.body).toMatchObject({ domain, owner: fx.domains[0]!.owner });
+    for (const typed of [`${domain.toUpperCase()}.`, `https://${domain.toUpperCase()}/a/b?c`]) {
+      const located = await call(fx.base, `/v1/ring/locate?domain=${encodeURIComponent(typed)}`);
+      expect(located.body).toMatchObject({ domain, owner: fx.domains[0]!.owner });
+    }
     const bad = await call(fx.base, '/v1/domains/a..b.example');
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({
