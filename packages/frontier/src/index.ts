@@ -28,6 +28,7 @@ export type { ScriptMode } from './function-loader.js';
 export type { FrontierLostRecord } from './identity.js';
 export { FrontierInspector } from './inspector.js';
 export { FRONTIER_LUA_INCLUDES, type LoadedScript, luaScripts } from './lua-scripts.js';
+export { notRedisReason } from './not-redis.js';
 export type {
   BackgroundOperation,
   FrontierInspectorOptions,

@@ -99,7 +99,8 @@ export function installErrorHandlers(
       return send(reply, new HttpError(503, ApiErrorCode.NO_PODS, 'no live pods in the cluster'));
     }
     if (isOutage(error, redis)) {
-      request.log.warn({ err: error }, 'redis unavailable');
+      // The outage itself is one warning (redis-outage.ts); its 503s are counted per route.
+      request.log.debug({ err: error }, 'redis unavailable');
       return send(
         reply,
         new HttpError(503, ApiErrorCode.UNAVAILABLE, 'Redis is unreachable; try again'),

@@ -10,6 +10,7 @@ import { ClusterRing } from './cluster-ring.js';
 import { type ClusterView, RegistryClusterView } from './cluster-view.js';
 import { type ApiConfig, loadApiConfig } from './config.js';
 import { followingConnector, type RedisLocator } from './following-connector.js';
+import { redisLabel, watchRedisOutages } from './redis-outage.js';
 import { createApiServer } from './server.js';
 
 /** A started API: its address and how to stop it. */
@@ -54,9 +55,11 @@ export async function startApi(
         // Where the data dir's embedded Redis runs now, asked again on every reconnect.
         ...(locate ? { Connector: followingConnector(locate, config.redisUrl) } : {}),
       });
-  redis.on('error', () => {
-    // Reported through /readyz and 503 answers; ioredis reconnects by itself.
-  });
+  // Reported through /readyz and 503 answers, and once per outage in the log.
+  const logOutagesTo = watchRedisOutages(
+    redis,
+    redisLabel(config.redisUrl, config.redisClusterNodes),
+  );
   const cluster = new ClusterRing(view ?? new RegistryClusterView(redis, config.keyPrefix), {
     vnodes: config.ringVnodes,
     seed: config.ringSeed,
@@ -81,6 +84,7 @@ export async function startApi(
     ...(extras.robots ? { robots: extras.robots(redis) } : {}),
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
   });
+  logOutagesTo(server.log);
   logBackground = (error, operation) =>
     server.log.warn({ err: error, operation }, 'frontier background operation failed');
   try {

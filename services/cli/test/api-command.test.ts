@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { sourceEnv } from '../../../test/helpers/source-runtime.js';
 import { startEmbeddedRedis } from '../src/embedded-redis.js';
@@ -18,7 +20,9 @@ afterAll(async () => {
 });
 
 /** Starts `shardline api` and resolves with its URL once it says it listens. */
-function startApiCommand(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+function startApiCommand(
+  args: string[],
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'KEY_PREFIX', 'API_TOKEN']) {
     delete env[name];
@@ -34,7 +38,7 @@ function startApiCommand(args: string[]): Promise<{ url: string; child: ChildPro
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ url: match[1]!, child });
+      if (match) resolve({ url: match[1]!, child, output: () => out + err });
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       err += chunk;
@@ -61,6 +65,33 @@ describe('shardline api', () => {
     const exited = new Promise<number | null>((done) => child.once('exit', done));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+
+  it('says once, with the cause, that its Redis is not a Redis server; requests answer 503', async () => {
+    const http = createServer((_, res) => res.end('hello'));
+    await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+    cleanups.push(() => {
+      http.closeAllConnections();
+      http.close();
+    });
+    const port = (http.address() as AddressInfo).port;
+    const { url, output } = await startApiCommand([
+      '--redis',
+      `redis://127.0.0.1:${port}`,
+      '--pods',
+      'pod-a',
+    ]);
+    for (let i = 0; i < 3; i++) expect((await fetch(`${url}/v1/stats`)).status).toBe(503);
+    await vi.waitFor(() => expect(output()).toContain('redis unreachable at'), { timeout: 10_000 });
+    const told = output()
+      .split('\n')
+      .filter(
+        (line) => line.includes('redis unreachable at') || line.includes('redis unavailable'),
+      );
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain(
+      `redis unreachable at redis://127.0.0.1:${port} (not a Redis server: it answered \\"HTTP/1.1 400 Bad Request\\"`,
+    );
   });
 
   it('finds the embedded Redis of shardline crawl/up through --data-dir', async () => {

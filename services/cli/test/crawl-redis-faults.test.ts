@@ -4,6 +4,8 @@
  * and while Redis is gone mid-crawl, every stop signal ends the process within its grace;
  * reconnects log one warning per backoff step, never a stack per attempt.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startRedis } from '../../../test/helpers/redis.js';
 import { hasStackTrace } from './run-cli.js';
@@ -65,6 +67,35 @@ describe('crawl with an unreachable Redis', () => {
       expect(hasStackTrace(cli.stderr())).toBe(false);
     }, 60_000);
   }
+});
+
+describe('crawl against a server that is not Redis', () => {
+  it('exits 1 at once with one line quoting what answered; no line per reconnect', async () => {
+    // A Redis URL with the wrong port: an HTTP server answers there.
+    const http = createServer((_, res) => res.end('hello'));
+    await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+    const { port } = http.address() as AddressInfo;
+    try {
+      const cli = start(['crawl', 'http://a.test/'], {
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        REDIS_CONNECT_TIMEOUT_MS: '600000',
+      });
+      const { code } = await cli.exited;
+      expect(code).toBe(1);
+      const errors = cli
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('error: '));
+      expect(errors).toEqual([
+        `error: cannot reach Redis at redis://127.0.0.1:${port}: not a Redis server: it answered "HTTP/1.1 400 Bad Request"; check the host and port`,
+      ]);
+      expect(cli.stderr()).not.toMatch(/wake subscriber|Please report this/);
+      expect(hasStackTrace(cli.stderr())).toBe(false);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((done) => http.close(done));
+    }
+  }, 60_000);
 });
 
 describe('crawl when Redis goes away mid-crawl', () => {

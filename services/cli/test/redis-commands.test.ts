@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +76,22 @@ describe('Redis-backed commands: help and connection', () => {
       `error: cannot reach Redis at cluster 127.0.0.1:${port}: ECONNREFUSED\n`,
     );
     for (const result of runs) expect(hasStackTrace(result.stderr)).toBe(false);
+  });
+
+  it('a URL whose server is not Redis is one line quoting what answered, exit 1', async () => {
+    const http = createServer((_, res) => res.end('hello'));
+    await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+    const url = `redis://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    try {
+      const result = await runCliWith(['stats', '--redis', url]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `error: cannot reach Redis at ${url}: not a Redis server: it answered "HTTP/1.1 400 Bad Request"; check the host and port\n`,
+      );
+    } finally {
+      http.closeAllConnections();
+      await new Promise((done) => http.close(done));
+    }
   });
 
   it('without --redis or REDIS_URL: the embedded Redis of `shardline crawl` if its port file is there', async () => {

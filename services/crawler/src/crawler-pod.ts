@@ -9,6 +9,7 @@ import type { EnqueueItem, EnqueueReport, RedisFrontier } from '@shardline/front
 import type { Membership, StopOptions } from '@shardline/membership';
 import { buildPod, type PodParts } from './build-pod.js';
 import { FaultReporter } from './fault-reporter.js';
+import { closeSubscriber } from './pod-components.js';
 import type { CrawlerPodOptions, PodStats } from './pod-options.js';
 
 /** How often the pod publishes its fault counts (only when they changed). */
@@ -197,9 +198,7 @@ export class CrawlerPod {
     await p.fetcher.close().catch((error: unknown) => {
       p.log.warn({ err: error }, 'fetcher close failed');
     });
-    await p.ownSubscriber?.quit().catch((error: unknown) => {
-      p.log.warn({ err: error }, 'wake subscriber close failed');
-    });
+    if (p.ownSubscriber) await closeSubscriber(p.ownSubscriber, p.log);
     this.#finished = true;
     p.log.info(this.stats(), 'pod stopped');
   }

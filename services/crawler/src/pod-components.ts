@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { createRequire } from 'node:module';
 import type { DnsCache } from '@shardline/dns';
-import { RedisFrontier } from '@shardline/frontier';
+import { notRedisReason, RedisFrontier } from '@shardline/frontier';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { PodArchive } from './archive/pod-archive.js';
@@ -127,11 +127,40 @@ export function duplicateSubscriber(
   const duplicate = redis.isCluster
     ? (redis as Cluster).duplicate()
     : (redis as Redis).duplicate({ enableReadyCheck: false });
-  // Connection errors are the main client's to report (one line per backoff step).
+  // Connection errors are the main client's to report (one line per backoff step), and so is
+  // a server that is not Redis: without a ready check this connection reconnects ~10×/s then.
   duplicate.on('error', (error: NodeJS.ErrnoException) => {
     if (typeof error.code === 'string' && error.code.startsWith('E')) {
       log.debug({ code: error.code }, 'wake subscriber: connection error');
+    } else if (notRedisReason(error) !== undefined) {
+      log.debug({ err: error }, 'wake subscriber: not a Redis server');
     } else log.warn({ err: error }, 'wake subscriber error');
   });
   return duplicate;
+}
+
+/** How long the wake connection's QUIT may take before it is dropped. */
+const SUBSCRIBER_QUIT_MS = 2000;
+
+/**
+ * Closes the wake connection: QUIT when the server answers it in time, else the socket is
+ * dropped. It inherits the pod's wait-through-reconnects setting, so a QUIT to a server gone
+ * (or one that is not Redis) would otherwise wait forever and hold the pod's stop.
+ */
+export async function closeSubscriber(subscriber: Redis | Cluster, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), SUBSCRIBER_QUIT_MS);
+  });
+  try {
+    const outcome = await Promise.race([subscriber.quit(), late]);
+    if (outcome === 'late') subscriber.disconnect();
+  } catch (error) {
+    // A server that is not Redis fails the QUIT too; the main client has said so.
+    if (notRedisReason(error) === undefined)
+      log.warn({ err: error }, 'wake subscriber close failed');
+    subscriber.disconnect();
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -6,6 +6,7 @@
  * (the URL, the cause, the next delay) — never a stack per attempt. {@link waitForRedis}
  * bounds the first connection, so an unreachable Redis at start is one error, not a hang.
  */
+import { notRedisReason } from '@shardline/frontier';
 import { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { CrawlerError, CrawlerErrorCode } from './errors.js';
@@ -41,7 +42,7 @@ export function causeOf(error: unknown): string {
   const e = error as NodeJS.ErrnoException & { lastNodeError?: NodeJS.ErrnoException };
   const inner = e?.lastNodeError ?? e;
   if (typeof inner?.code === 'string' && /^E[A-Z_]+$/.test(inner.code)) return inner.code;
-  return inner instanceof Error ? inner.message : String(inner);
+  return notRedisReason(inner) ?? (inner instanceof Error ? inner.message : String(inner));
 }
 
 /** The client plus the last connection error (for the give-up message). */
@@ -101,7 +102,8 @@ export function openPodRedis(target: RedisTarget, logger?: Logger): PodRedis {
 
 /**
  * Resolves once `redis` is ready; rejects with `SHARDLINE_ERR_CRAWLER_REDIS_UNREACHABLE`
- * (naming the URL and the cause) after `timeoutMs`, or at once when `signal` aborts.
+ * (naming the URL and the cause) after `timeoutMs`, at once when the server there answers in
+ * another protocol (no retry makes it Redis), or at once when `signal` aborts.
  */
 export function waitForRedis(
   redis: PodRedis,
@@ -114,11 +116,23 @@ export function waitForRedis(
     const done = (error?: Error) => {
       clearTimeout(timer);
       client.off('ready', onReady);
+      client.off('error', onError);
+      client.off('node error', onError);
       signal?.removeEventListener('abort', onAbort);
       if (error) reject(error);
       else resolve();
     };
     const onReady = () => done();
+    const onError = (error: unknown) => {
+      const reason = notRedisReason(error);
+      if (reason === undefined) return;
+      done(
+        new CrawlerError(
+          CrawlerErrorCode.REDIS_UNREACHABLE,
+          `cannot reach Redis at ${redis.label}: ${reason}`,
+        ),
+      );
+    };
     const onAbort = () =>
       done(
         new CrawlerError(
@@ -137,6 +151,8 @@ export function waitForRedis(
       timeoutMs,
     );
     client.on('ready', onReady);
+    client.on('error', onError);
+    client.on('node error', onError);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -9,6 +9,7 @@
 import { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { CrawlerError, parseClusterNodes } from '@shardline/crawler/settings';
+import { notRedisReason } from '@shardline/frontier';
 import { Cluster, Redis } from 'ioredis';
 import type { CliConfig } from '../config.js';
 import {
@@ -126,6 +127,8 @@ function reasonOf(error: unknown): string {
   const e = error as NodeJS.ErrnoException & { lastNodeError?: NodeJS.ErrnoException };
   const inner = e?.lastNodeError ?? e;
   if (typeof inner?.code === 'string' && /^E[A-Z]+$/.test(inner.code)) return inner.code;
+  const notRedis = notRedisReason(inner);
+  if (notRedis !== undefined) return notRedis;
   const message = inner instanceof Error ? inner.message : String(inner);
   const code = /\b(E[A-Z]{4,})\b/.exec(message)?.[1];
   if (code) return code;

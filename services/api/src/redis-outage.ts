@@ -1,0 +1,60 @@
+/**
+ * The API keeps serving while its Redis is away (reads answer 503, /readyz says why) and
+ * ioredis reconnects by itself; the operator still needs to hear of it once. Each outage is
+ * one warning with its cause — `ECONNREFUSED`, or "not a Redis server: it answered
+ * "HTTP/1.1 400 Bad Request"" for a URL that names the wrong port — and its end one line.
+ */
+import { notRedisReason } from '@shardline/frontier';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Cluster, Redis } from 'ioredis';
+
+/** The short cause of a connection error. */
+function causeOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+  return notRedisReason(error) ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** `redis://host:port` without a password, or the cluster's start-up nodes. */
+export function redisLabel(url: string, clusterNodes?: readonly { host: string; port: number }[]) {
+  if (clusterNodes) return `cluster ${clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Logs each outage of `redis` once. `log` is read at each event: the server's logger exists
+ * only after the client does, so an outage that began before it is told when it is set
+ * (call the returned function with it).
+ */
+export function watchRedisOutages(redis: Redis | Cluster, label: string) {
+  let cause: string | undefined;
+  let told = false;
+  let log: FastifyBaseLogger | undefined;
+  const tell = () => {
+    if (cause === undefined || told || !log) return;
+    told = true;
+    log.warn(
+      { redis: label, cause },
+      `redis unreachable at ${label} (${cause}): answering 503 until it is back`,
+    );
+  };
+  redis.on('error', (error: unknown) => {
+    cause ??= causeOf(error);
+    tell();
+  });
+  redis.on('ready', () => {
+    if (told) log?.info({ redis: label }, `redis reachable again at ${label}`);
+    cause = undefined;
+    told = false;
+  });
+  return (logger: FastifyBaseLogger) => {
+    log = logger;
+    tell();
+  };
+}
