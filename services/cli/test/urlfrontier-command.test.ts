@@ -4,6 +4,7 @@
  * (knowing only the URLFrontier .proto) seeds, streams and lists as the cluster resizes.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +101,38 @@ describe('shardline up --urlfrontier-port', () => {
       expect(node.stderr).not.toContain('internal error');
     } finally {
       await new Promise((done) => holder.close(done));
+    }
+  });
+
+  it('a node whose Redis does not answer names it and the cause in one line, exit 1', async () => {
+    // Nothing listens on a closed port; an HTTP server is not Redis (told at once).
+    const http = createHttpServer((_, res) => res.end('hello'));
+    await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+    const httpPort = (http.address() as AddressInfo).port;
+    try {
+      const [closed, notRedis] = await Promise.all([
+        cli([
+          'urlfrontier',
+          '--port',
+          '0',
+          '--redis',
+          'redis://127.0.0.1:1',
+          '--redis-connect-timeout-ms',
+          '800',
+        ]),
+        cli(['urlfrontier', '--port', '0', '--redis', `redis://127.0.0.1:${httpPort}`]),
+      ]);
+      expect(closed.code).toBe(1);
+      expect(closed.stderr.trim().split('\n').at(-1)).toBe(
+        'error: cannot reach Redis at redis://127.0.0.1:1: ECONNREFUSED (gave up after 800 ms; REDIS_CONNECT_TIMEOUT_MS / --redis-connect-timeout-ms sets how long)',
+      );
+      expect(notRedis.code).toBe(1);
+      expect(notRedis.stderr.trim().split('\n').at(-1)).toBe(
+        `error: cannot reach Redis at redis://127.0.0.1:${httpPort}: not a Redis server: it answered "HTTP/1.1 400 Bad Request"; check the host and port`,
+      );
+    } finally {
+      http.closeAllConnections();
+      await new Promise((done) => http.close(done));
     }
   });
 

@@ -23,7 +23,13 @@ export {
 } from './health-server.js';
 export { extractLinks, LinkExtractor, LinkScope, type ScopeDecision } from './links.js';
 export type { CrawlerPodOptions, PodLiveOptions, PodStats } from './pod-options.js';
-export { createRedisClient, type RedisTarget } from './redis-client.js';
+export {
+  createRedisClient,
+  openPodRedis,
+  type PodRedis,
+  type RedisTarget,
+  waitForRedis,
+} from './redis-client.js';
 export {
   type CrawlOutcome,
   type CrawlResult,

@@ -6,7 +6,6 @@
  * docs/urlfrontier.md.
  */
 import { hostname } from 'node:os';
-import type { createRedisClient } from '@shardline/crawler';
 import { type Command, Option } from 'commander';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
@@ -27,11 +26,9 @@ interface UrlFrontierFlags extends RedisFlags {
   maxPagesPerHost?: number;
   maxPagesPerDomain?: number;
   sessionTimeoutMs?: number;
+  redisConnectTimeoutMs: number;
   logLevel: string;
 }
-
-/** How long the first connection to Redis may take. */
-const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 
 function integer(flag: string, min: number, max: number) {
   return (value: string): number => {
@@ -93,6 +90,15 @@ export function registerUrlFrontierCommand(program: Command): void {
       ),
     )
     .addOption(
+      new Option(
+        '--redis-connect-timeout-ms <ms>',
+        'how long the first connection to Redis may take before the node gives up with one error line',
+      )
+        .env('REDIS_CONNECT_TIMEOUT_MS')
+        .default(10_000)
+        .argParser(integer('--redis-connect-timeout-ms', 1, 3_600_000)),
+    )
+    .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['trace', 'debug', 'info', 'warn', 'error'])
         .default('info'),
@@ -104,16 +110,23 @@ export function registerUrlFrontierCommand(program: Command): void {
         target.kind === 'embedded' ? await useEmbeddedRedis(target.dataDir) : undefined;
       const log = pino({ level: flags.logLevel });
       // gRPC and the crawler's client load when a node runs, not for every command.
-      const [{ createRedisClient }, { UrlFrontierNode, UrlFrontierError, UrlFrontierErrorCode }] =
+      const [crawler, { UrlFrontierNode, UrlFrontierError, UrlFrontierErrorCode }] =
         await Promise.all([import('@shardline/crawler'), import('@shardline/urlfrontier')]);
-      const redis = createRedisClient(
+      const connection = crawler.openPodRedis(
         target.kind === 'cluster'
           ? { clusterNodes: target.nodes }
           : { url: embedded?.url ?? (target.kind === 'single' ? target.url : '') },
         log,
       );
+      const redis = connection.client;
       try {
-        await ready(redis, target.source);
+        // One line naming the URL and the cause (at once for a server that is not Redis).
+        await crawler
+          .waitForRedis(connection, flags.redisConnectTimeoutMs)
+          .catch((error: unknown) => {
+            if (!(error instanceof crawler.CrawlerError)) throw error;
+            throw new CliError(CliErrorCode.REDIS_UNREACHABLE, error.message);
+          });
         const node = await UrlFrontierNode.start({
           redis,
           podId:
@@ -152,25 +165,4 @@ export function registerUrlFrontierCommand(program: Command): void {
         await embedded?.stop();
       }
     });
-}
-
-/** Resolves once Redis answers; one error line naming it after {@link REDIS_CONNECT_TIMEOUT_MS}. */
-function ready(redis: ReturnType<typeof createRedisClient>, label: string): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      redis.off('ready', onReady);
-      reject(
-        new CliError(
-          CliErrorCode.REDIS_UNREACHABLE,
-          `cannot reach Redis (${label}) within ${REDIS_CONNECT_TIMEOUT_MS} ms`,
-        ),
-      );
-    }, REDIS_CONNECT_TIMEOUT_MS);
-    const onReady = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    redis.once('ready', onReady);
-  });
 }
