@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { MembershipReader } from '@shardline/membership';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { freePort, type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { sourceEnv } from '../../../test/helpers/source-runtime.js';
 import { findEmbeddedRedis } from '../src/embedded-redis.js';
 import { type ClusterFile, isAlive } from '../src/local-cluster/control-file.js';
@@ -290,4 +290,20 @@ describe('local cluster in the foreground', () => {
     expect(isAlive(file.pods[0]!.pid!)).toBe(false);
     await until(() => (isAlive(file.supervisorPid) ? undefined : true), 5000);
   });
+});
+
+describe('up with a Redis that does not answer', () => {
+  it('exits 1 with one line naming it before any pod starts', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sl-up-no-redis-'));
+    try {
+      const url = `redis://127.0.0.1:${await freePort()}`;
+      const up = await runCliWith(['up', '--pods', '2', '--redis', url, '--data-dir', dataDir]);
+      expect(up.code).toBe(1);
+      expect(up.stderr).toBe(`error: cannot reach Redis at ${url}: ECONNREFUSED\n`);
+      expect(up.stdout).toBe('');
+      expect(cluster(dataDir)).toBeUndefined();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
+import { connectRedis, singleRedisTarget } from '../lib/redis-connect.js';
 import { loadSettings } from '../lib/settings-sources.js';
 import { ClusterClient, StaleClusterError } from '../local-cluster/control-client.js';
 import { type ClusterFile, isAlive, removeClusterFile } from '../local-cluster/control-file.js';
@@ -139,6 +140,13 @@ export function registerLocalClusterCommands(program: Command, ctx?: CliContext)
       throw usageError(
         `--urlfrontier-port ${spec.urlfrontier.port} + ${spec.pods} pods passes port 65535`,
       );
+    }
+    // A Redis given must answer before any pod starts: one line now (in 3 s), not pods that
+    // crash-loop on it, or wait a minute for a registry they never reach.
+    if (spec.redisUrl !== undefined) {
+      const source = flags.redis === undefined ? 'REDIS_URL' : '--redis';
+      const connection = await connectRedis(singleRedisTarget(spec.redisUrl, source));
+      await connection.close();
     }
     const code = await launchCluster(spec, {
       detach: flags.detach === true,

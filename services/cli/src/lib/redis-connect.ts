@@ -74,6 +74,11 @@ function checkUrl(url: string, what: string): string {
   return url;
 }
 
+/** The target of one Redis URL given by `source` (a flag or variable name), checked. */
+export function singleRedisTarget(url: string, source: string): RedisTarget {
+  return { kind: 'single', url: checkUrl(url, source), source };
+}
+
 /** Where the embedded Redis lives: <data-dir>/redis, as `shardline crawl` and `shardline up` put it. */
 export function embeddedRedisDir(flags: RedisFlags): string {
   return resolve(flags.dataDir ?? DEFAULT_DATA_DIR, 'redis');
