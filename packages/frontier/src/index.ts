@@ -28,7 +28,7 @@ export type { ScriptMode } from './function-loader.js';
 export type { FrontierLostRecord } from './identity.js';
 export { FrontierInspector } from './inspector.js';
 export { FRONTIER_LUA_INCLUDES, type LoadedScript, luaScripts } from './lua-scripts.js';
-export { notRedisReason } from './not-redis.js';
+export { notRedisReason, redisErrorCause } from './not-redis.js';
 export type {
   BackgroundOperation,
   FrontierInspectorOptions,
@@ -52,6 +52,7 @@ export type {
   UrlStatus,
 } from './read-types.js';
 export { RedisFrontier } from './redis-frontier.js';
+export { type RedisLocation, redisLabel } from './redis-label.js';
 export {
   HASH_MAX_LISTPACK_ENTRIES,
   HASH_MAX_LISTPACK_VALUE,

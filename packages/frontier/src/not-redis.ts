@@ -51,3 +51,15 @@ function firstLine(answer: Buffer): string | undefined {
   if (line === '' || !/^[\x20-\x7e]+$/.test(line)) return undefined;
   return line.length > QUOTED_CHARS ? `${line.slice(0, QUOTED_CHARS)}…` : line;
 }
+
+/**
+ * The short cause of a Redis connection error, for a log line: its socket code
+ * (`ECONNREFUSED`, `ETIMEDOUT`…; a cluster's node error carries it as `lastNodeError`), the
+ * {@link notRedisReason} of a server that is not Redis, or the message.
+ */
+export function redisErrorCause(error: unknown): string {
+  const e = error as NodeJS.ErrnoException & { lastNodeError?: NodeJS.ErrnoException };
+  const inner = e?.lastNodeError ?? e;
+  if (typeof inner?.code === 'string' && /^E[A-Z_]+$/.test(inner.code)) return inner.code;
+  return notRedisReason(inner) ?? (inner instanceof Error ? inner.message : String(inner));
+}

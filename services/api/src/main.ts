@@ -3,14 +3,14 @@
  * environment, connects to Redis and serves until SIGTERM/SIGINT.
  */
 import { pathToFileURL } from 'node:url';
-import { RedisFrontier } from '@shardline/frontier';
+import { RedisFrontier, redisLabel } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { Cluster, Redis } from 'ioredis';
 import { ClusterRing } from './cluster-ring.js';
 import { type ClusterView, RegistryClusterView } from './cluster-view.js';
 import { type ApiConfig, loadApiConfig } from './config.js';
 import { followingConnector, type RedisLocator } from './following-connector.js';
-import { redisLabel, watchRedisOutages } from './redis-outage.js';
+import { watchRedisOutages } from './redis-outage.js';
 import { createApiServer } from './server.js';
 
 /** A started API: its address and how to stop it. */
@@ -58,7 +58,7 @@ export async function startApi(
   // Reported through /readyz and 503 answers, and once per outage in the log.
   const logOutagesTo = watchRedisOutages(
     redis,
-    redisLabel(config.redisUrl, config.redisClusterNodes),
+    redisLabel({ url: config.redisUrl, clusterNodes: config.redisClusterNodes }),
   );
   const cluster = new ClusterRing(view ?? new RegistryClusterView(redis, config.keyPrefix), {
     vnodes: config.ringVnodes,

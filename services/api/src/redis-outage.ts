@@ -4,28 +4,9 @@
  * one warning with its cause — `ECONNREFUSED`, or "not a Redis server: it answered
  * "HTTP/1.1 400 Bad Request"" for a URL that names the wrong port — and its end one line.
  */
-import { notRedisReason } from '@shardline/frontier';
+import { redisErrorCause } from '@shardline/frontier';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Cluster, Redis } from 'ioredis';
-
-/** The short cause of a connection error. */
-function causeOf(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
-  return notRedisReason(error) ?? (error instanceof Error ? error.message : String(error));
-}
-
-/** `redis://host:port` without a password, or the cluster's start-up nodes. */
-export function redisLabel(url: string, clusterNodes?: readonly { host: string; port: number }[]) {
-  if (clusterNodes) return `cluster ${clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return url;
-  }
-}
 
 /**
  * Logs each outage of `redis` once. `log` is read at each event: the server's logger exists
@@ -45,7 +26,7 @@ export function watchRedisOutages(redis: Redis | Cluster, label: string) {
     );
   };
   redis.on('error', (error: unknown) => {
-    cause ??= causeOf(error);
+    cause ??= redisErrorCause(error);
     tell();
   });
   redis.on('ready', () => {

@@ -1,10 +1,11 @@
 /** `up`'s pass-through crawl options and the `status` text: pure functions, no I/O. */
+
+import { redisLabel } from '@shardline/frontier';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { ClusterFile } from '../src/local-cluster/control-file.js';
 import { addCrawlOptions, crawlArgs } from '../src/local-cluster/crawl-flags.js';
 import { formatStatus, formatUptime } from '../src/local-cluster/format.js';
-import { redactUrl } from '../src/local-cluster/launch.js';
 
 function parse(argv: string[]): Record<string, unknown> {
   const command = addCrawlOptions(new Command('up').exitOverride().option('--pods <n>'));
@@ -94,7 +95,19 @@ describe('formatStatus', () => {
       '59s',
       '1m01s',
     ]);
-    expect(redactUrl('redis://127.0.0.1:6400')).toBe('redis://127.0.0.1:6400');
-    expect(redactUrl('rediss://user:pw@host:6400/0')).toBe('rediss://user:***@host:6400/0');
+    expect(redisLabel({ url: 'redis://127.0.0.1:6400' })).toBe('redis://127.0.0.1:6400');
+    expect(redisLabel({ url: 'rediss://user:pw@host:6400/0' })).toBe(
+      'rediss://user:***@host:6400/0',
+    );
+    expect(redisLabel({ url: 'not a url' })).toBe('not a url');
+    expect(
+      redisLabel({
+        url: 'redis://x:1',
+        clusterNodes: [
+          { host: 'a', port: 1 },
+          { host: 'b', port: 2 },
+        ],
+      }),
+    ).toBe('cluster a:1,b:2');
   });
 });

@@ -6,7 +6,7 @@
  * (the URL, the cause, the next delay) — never a stack per attempt. {@link waitForRedis}
  * bounds the first connection, so an unreachable Redis at start is one error, not a hang.
  */
-import { notRedisReason } from '@shardline/frontier';
+import { notRedisReason, redisErrorCause, redisLabel } from '@shardline/frontier';
 import { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { CrawlerError, CrawlerErrorCode } from './errors.js';
@@ -22,28 +22,6 @@ export interface RedisTarget {
 /** Reconnect delays: 100 ms doubling to 5 s. */
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
-
-/** `redis://host:port` (no password) or `cluster host:port,…`, for messages. */
-export function redisLabel(target: RedisTarget): string {
-  if (target.clusterNodes && target.clusterNodes.length > 0) {
-    return `cluster ${target.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
-  }
-  try {
-    const url = new URL(target.url ?? '');
-    if (url.password) url.password = '***';
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    return String(target.url);
-  }
-}
-
-/** The short cause of a connection error: `ECONNREFUSED`, `ETIMEDOUT`, or its message. */
-export function causeOf(error: unknown): string {
-  const e = error as NodeJS.ErrnoException & { lastNodeError?: NodeJS.ErrnoException };
-  const inner = e?.lastNodeError ?? e;
-  if (typeof inner?.code === 'string' && /^E[A-Z_]+$/.test(inner.code)) return inner.code;
-  return notRedisReason(inner) ?? (inner instanceof Error ? inner.message : String(inner));
-}
 
 /** The client plus the last connection error (for the give-up message). */
 export interface PodRedis {
@@ -74,7 +52,7 @@ export function openPodRedis(target: RedisTarget, logger?: Logger): PodRedis {
       redisOptions: { maxRetriesPerRequest: null },
     });
     client.on('node error', (error: unknown) => {
-      lastCause = causeOf(error);
+      lastCause = redisErrorCause(error);
     });
   } else {
     if (!target.url) throw new Error('createRedisClient: neither url nor clusterNodes given');
@@ -82,7 +60,7 @@ export function openPodRedis(target: RedisTarget, logger?: Logger): PodRedis {
   }
   // Without a listener ioredis prints every error itself; the retry strategy reports them.
   client.on('error', (error: unknown) => {
-    lastCause = causeOf(error);
+    lastCause = redisErrorCause(error);
   });
   client.on('reconnecting', (delay: unknown) => {
     attempt += 1;

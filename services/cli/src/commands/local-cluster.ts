@@ -5,6 +5,7 @@
  * through `<data-dir>/cluster.json`.
  */
 import { resolve } from 'node:path';
+import { redisLabel } from '@shardline/frontier';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
@@ -14,7 +15,7 @@ import { ClusterClient, StaleClusterError } from '../local-cluster/control-clien
 import { type ClusterFile, isAlive, removeClusterFile } from '../local-cluster/control-file.js';
 import { addCrawlOptions, CONFIG_FLAG_HELP, crawlArgs } from '../local-cluster/crawl-flags.js';
 import { formatStatus } from '../local-cluster/format.js';
-import { launchCluster, redactUrl } from '../local-cluster/launch.js';
+import { launchCluster } from '../local-cluster/launch.js';
 import { readAll } from '../local-cluster/read-all.js';
 import { runSupervisor } from '../local-cluster/run-supervisor.js';
 import { type ClusterSpec, parseSpec, SUPERVISOR_COMMAND } from '../local-cluster/spec.js';
@@ -207,7 +208,7 @@ export function registerLocalClusterCommands(program: Command, ctx?: CliContext)
     .action(async (flags: { dataDir: string; json?: boolean }) => {
       const file = await ClusterClient.connect(flags.dataDir).status();
       const { token: _token, ...shown } = file;
-      shown.redis = { ...shown.redis, url: redactUrl(shown.redis.url) };
+      shown.redis = { ...shown.redis, url: redisLabel({ url: shown.redis.url }) };
       out().write(flags.json ? `${JSON.stringify(shown)}\n` : formatStatus(file, Date.now()));
     });
 

@@ -9,7 +9,7 @@
 import { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { CrawlerError, parseClusterNodes } from '@shardline/crawler/settings';
-import { notRedisReason } from '@shardline/frontier';
+import { notRedisReason, redisLabel } from '@shardline/frontier';
 import { Cluster, Redis } from 'ioredis';
 import type { CliConfig } from '../config.js';
 import {
@@ -114,17 +114,6 @@ export function resolveRedisTarget(flags: RedisFlags, env: RedisEnv): RedisTarge
     );
   }
   return { kind: 'embedded', dataDir, source: `embedded (${dataDir})` };
-}
-
-/** A URL without its password, for messages. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return url;
-  }
 }
 
 /** The short reason of a connection error: `ECONNREFUSED`, `ETIMEDOUT`, or its message. */
@@ -240,10 +229,10 @@ async function connectTo(
   let client: Redis | Cluster;
   let label: string;
   if (target.kind === 'single') {
-    label = redact(target.url);
+    label = redisLabel({ url: target.url });
     client = new Redis(target.url, common);
   } else {
-    label = `cluster ${target.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+    label = redisLabel({ clusterNodes: target.nodes });
     client = new Cluster(target.nodes, {
       lazyConnect: true,
       clusterRetryStrategy: () => null,

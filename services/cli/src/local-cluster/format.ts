@@ -1,6 +1,7 @@
 /** The text of `shardline status`. */
+
+import { redisLabel } from '@shardline/frontier';
 import type { ClusterFile } from './control-file.js';
-import { redactUrl } from './launch.js';
 
 /** `1h02m`, `3m05s`, `12s`. */
 export function formatUptime(ms: number): string {
@@ -17,7 +18,7 @@ export function formatUptime(ms: number): string {
 export function formatStatus(file: ClusterFile, nowMs: number): string {
   const header =
     `local cluster in ${file.dataDir}: supervisor pid ${file.supervisorPid}, up ` +
-    `${formatUptime(nowMs - file.startedAtMs)}, redis ${redactUrl(file.redis.url)}` +
+    `${formatUptime(nowMs - file.startedAtMs)}, redis ${redisLabel({ url: file.redis.url })}` +
     `${file.redis.embedded ? ' (embedded)' : ''}, ${file.pods.length} pod(s)\n`;
   const rows = [
     ['POD', 'PID', 'STATE', 'UPTIME', 'RESTARTS', 'LAST EXIT'],

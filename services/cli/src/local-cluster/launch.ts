@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { redisLabel } from '@shardline/frontier';
 import { CliError, CliErrorCode } from '../errors.js';
 import {
   type ClusterFile,
@@ -83,7 +84,7 @@ export async function launchCluster(spec: ClusterSpec, options: LaunchOptions): 
     const pods = file.pods.map((pod) => `${pod.id} (pid ${pod.pid})`).join(', ');
     options.stderr.write(
       `local cluster up: ${file.pods.length} pod(s) ${pods}; supervisor pid ${file.supervisorPid}; ` +
-        `redis ${redactUrl(file.redis.url)}${file.redis.embedded ? ' (embedded)' : ''}; ` +
+        `redis ${redisLabel({ url: file.redis.url })}${file.redis.embedded ? ' (embedded)' : ''}; ` +
         `control file ${clusterFilePath(spec.dataDir)}; log ${logPath}\n`,
     );
     if (options.detach) {
@@ -163,12 +164,4 @@ function lastLines(path: string, count: number): string {
   } catch (error) {
     return `(cannot read ${path}: ${(error as Error).message})`;
   }
-}
-
-/** The URL without its password, for printing. */
-export function redactUrl(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString().replace(/\/$/, '');
 }
