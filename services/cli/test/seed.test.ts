@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisFrontier } from '@shardline/frontier';
@@ -185,6 +185,18 @@ describe('shardline seed', () => {
     const result = await seed(['--pods', 'pod-a', '--file', join(dir, 'missing.txt')]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: cannot read ".*missing\.txt" \(ENOENT\)\n$/);
+  });
+
+  it('a directory given as the seed file is one error line before anything starts', async () => {
+    const { seed } = fresh();
+    const seeded = await seed(['--pods', 'pod-a', '--file', dir]);
+    const line = `error: cannot read ${JSON.stringify(dir)} (EISDIR: a directory; give a file of one URL per line)\n`;
+    expect({ code: seeded.code, stderr: seeded.stderr }).toEqual({ code: 1, stderr: line });
+    // shardline crawl says it before it starts its embedded Redis and its pod.
+    const dataDir = join(dir, 'crawl-data');
+    const crawled = await runCliWith(['crawl', '--seeds-file', dir, '--data-dir', dataDir]);
+    expect({ code: crawled.code, stderr: crawled.stderr }).toEqual({ code: 1, stderr: line });
+    expect(existsSync(join(dataDir, 'redis'))).toBe(false);
   });
 });
 

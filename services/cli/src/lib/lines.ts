@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { access, constants } from 'node:fs/promises';
+import { access, constants, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { CliError, CliErrorCode } from '../errors.js';
 
@@ -121,13 +121,23 @@ export async function* meaningfulLines(
   }
 }
 
-/** Opens `path` (as bytes) for {@link meaningfulLines}; a missing or unreadable file is a CliError. */
+/**
+ * Opens `path` (as bytes) for {@link meaningfulLines}; a missing or unreadable file, or a
+ * directory, is a CliError before anything else starts (a directory opens, and failed only at
+ * the first read: in `shardline crawl`, after Redis and the pod had started).
+ */
 export async function openLines(path: string): Promise<Readable> {
   try {
     await access(path, constants.R_OK);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new CliError(CliErrorCode.IO, `cannot read ${JSON.stringify(path)} (${reason})`);
+  }
+  if ((await stat(path)).isDirectory()) {
+    throw new CliError(
+      CliErrorCode.IO,
+      `cannot read ${JSON.stringify(path)} (EISDIR: a directory; give a file of one URL per line)`,
+    );
   }
   return createReadStream(path);
 }
