@@ -15,6 +15,8 @@ export const WarcErrorCode = {
   NO_RECORD: 'SHARDLINE_ERR_WARC_NO_RECORD',
   /** `writeCdxj`: a `.warc.gz` ends inside a record (cut short); the whole records were indexed. */
   DAMAGED: 'SHARDLINE_ERR_WARC_DAMAGED',
+  /** `writeCdxj`: a file does not start with a WARC record (the others were indexed). */
+  NOT_WARC: 'SHARDLINE_ERR_WARC_NOT_WARC',
 } as const;
 
 export type WarcErrorCode = (typeof WarcErrorCode)[keyof typeof WarcErrorCode];

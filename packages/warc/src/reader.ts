@@ -30,8 +30,15 @@ export async function writeCdxj(
   write: (line: string) => void,
   options: { sort?: boolean; sortRunLines?: number; tmpDir?: string } = {},
 ): Promise<number> {
+  // warcio indexes any bytes: a file that is not WARC would give one line of `undefined`.
+  const notWarc: string[] = [];
+  const warcPaths: string[] = [];
+  for (const path of paths) ((await startsWithWarc(path)) ? warcPaths : notWarc).push(path);
   const indexer = new CDXIndexer({ format: 'cdxj' });
-  const files = paths.map((path) => ({ filename: basename(path), reader: createReadStream(path) }));
+  const files = warcPaths.map((path) => ({
+    filename: basename(path),
+    reader: createReadStream(path),
+  }));
   const lastOffset = new Map<string, number>();
   const sorter = options.sort
     ? new LineSorter({ runLines: options.sortRunLines, tmpDir: options.tmpDir })
@@ -51,7 +58,7 @@ export async function writeCdxj(
     sorter?.discard();
   }
   const damaged: string[] = [];
-  for (const path of paths) {
+  for (const path of warcPaths) {
     if (!path.endsWith('.gz') && !path.endsWith('.gz.open')) continue;
     const from = lastOffset.get(basename(path)) ?? 0;
     const cut = await gzipCutAfter(path, from);
@@ -62,7 +69,49 @@ export async function writeCdxj(
     }
   }
   if (damaged.length > 0) throw new WarcError(WarcErrorCode.DAMAGED, damaged.join('; '));
+  if (notWarc.length > 0) {
+    const names = notWarc.join(', ');
+    throw new WarcError(
+      WarcErrorCode.NOT_WARC,
+      `${names}: not a WARC file (it does not start with a WARC/1.x record); not indexed`,
+    );
+  }
   return lines;
+}
+
+/** The gzip magic: a `.warc.gz` is a series of gzip members. */
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
+/**
+ * Whether `path` starts with a WARC record head (`WARC/`), read through gunzip when the file
+ * is gzip whatever its name. A file the system cannot read throws.
+ */
+async function startsWithWarc(path: string): Promise<boolean> {
+  try {
+    const gzip = (await firstBytes(path, GZIP_MAGIC.length, false)).equals(GZIP_MAGIC);
+    return (await firstBytes(path, WARC_MAGIC.length, gzip)).equals(WARC_MAGIC);
+  } catch (error) {
+    // The file system's refusals (EISDIR, EACCES…) are errors; a gzip that is not one is an answer.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) throw error;
+    return false;
+  }
+}
+
+/** The first `n` bytes of `path`, decompressed when `gunzip` (fewer if it ends first). */
+async function firstBytes(path: string, n: number, gunzip: boolean): Promise<Buffer> {
+  const source = createReadStream(path);
+  const stream = gunzip ? source.pipe(createGunzip()) : source;
+  let got = Buffer.alloc(0);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      got = Buffer.concat([got, chunk]);
+      if (got.length >= n) break;
+    }
+  } finally {
+    source.destroy();
+  }
+  return got.subarray(0, n);
 }
 
 /** Why the gzip members of `path` from byte `from` on do not end whole, or '' when they do. */

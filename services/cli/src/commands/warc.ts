@@ -38,7 +38,8 @@ export function registerWarcCommands(program: Command): void {
       try {
         await writeCdxj(files, (line) => process.stdout.write(line), { sort: !flags.unsorted });
       } catch (error) {
-        if (error instanceof WarcError && error.code === WarcErrorCode.DAMAGED) {
+        const input = [WarcErrorCode.DAMAGED, WarcErrorCode.NOT_WARC] as string[];
+        if (error instanceof WarcError && input.includes(error.code)) {
           throw new CliError(CliErrorCode.INPUT, error.message);
         }
         throw new CliError(CliErrorCode.IO, `cannot index ${files.join(' ')}: ${message(error)}`);
