@@ -152,15 +152,17 @@ export async function closeSubscriber(subscriber: Redis | Cluster, log: Logger):
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), SUBSCRIBER_QUIT_MS);
   });
-  try {
-    const outcome = await Promise.race([subscriber.quit(), late]);
-    if (outcome === 'late') subscriber.disconnect();
-  } catch (error) {
-    // A server that is not Redis fails the QUIT too; the main client has said so.
-    if (notRedisReason(error) === undefined)
-      log.warn({ err: error }, 'wake subscriber close failed');
-    subscriber.disconnect();
-  } finally {
-    clearTimeout(timer);
+  // Settled either way, so a QUIT that fails after it was given up on is not an unhandled rejection.
+  const quitting = subscriber.quit().then(
+    () => 'quit' as const,
+    (error: unknown) => ({ error }),
+  );
+  const outcome = await Promise.race([quitting, late]);
+  clearTimeout(timer);
+  if (outcome === 'quit') return;
+  // A server that is not Redis fails the QUIT too; the main client has said so.
+  if (outcome !== 'late' && notRedisReason(outcome.error) === undefined) {
+    log.warn({ err: outcome.error }, 'wake subscriber close failed');
   }
+  subscriber.disconnect();
 }
