@@ -125,7 +125,9 @@ describe('shardline seed', () => {
     ]);
     expect(result.stderr).toContain('line 3: SHARDLINE_ERR_URL_SCHEME: ');
     expect(result.stderr).toContain('"ftp://good.test/file"');
-    expect(errLines.at(-1)).toMatch(/^error: 4 lines rejected/);
+    expect(errLines.at(-1)).toBe(
+      'error: 4 lines rejected (the other 3 were accepted); --allow-rejects exits 0',
+    );
     expect(hasStackTrace(result.stderr)).toBe(false);
     expect((await frontier.inspector.domainStats('good.test')).queued).toBe(2);
 
@@ -178,6 +180,16 @@ describe('shardline seed', () => {
       'first.test',
       'second.test',
     ]);
+  });
+
+  it('says nothing was queued when every line is rejected', async () => {
+    const { seed } = fresh();
+    const result = await seed(['--pods', 'pod-a'], 'ftp://only.test/file\n');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('rejected 1 (1 line; owners from');
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+      'error: 1 line rejected (nothing was queued); --allow-rejects exits 0',
+    );
   });
 
   it('an unreadable --file is one error line and exit 1', async () => {

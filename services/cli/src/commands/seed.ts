@@ -92,6 +92,12 @@ async function openReport(path: string): Promise<Writable> {
   }
 }
 
+/** What became of the lines that were not rejected, for the error line. */
+function rejectedOf(total: SeedCounts): string {
+  const others = total.lines - total.rejected;
+  return others === 0 ? 'nothing was queued' : `the other ${n0(others)} were accepted`;
+}
+
 async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promise<void> {
   const inputs = await seedSources({
     urls,
@@ -167,7 +173,7 @@ async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promi
           ctx.stdout.write(`${JSON.stringify(summary)}\n`);
         } else {
           ctx.stdout.write(
-            `queued ${n0(total.queued)}, duplicate ${n0(total.duplicates)}, over-cap ${n0(total.overCap)}, rejected ${n0(total.rejected)} (${n0(total.lines)} lines; owners from ${summary.owners})\n`,
+            `queued ${n0(total.queued)}, duplicate ${n0(total.duplicates)}, over-cap ${n0(total.overCap)}, rejected ${n0(total.rejected)} (${n0(total.lines)} line${total.lines === 1 ? '' : 's'}; owners from ${summary.owners})\n`,
           );
         }
         if (interrupted) {
@@ -179,7 +185,7 @@ async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promi
         }
         if (total.rejected > 0 && !flags.allowRejects) {
           ctx.stderr.write(
-            `error: ${n0(total.rejected)} line${total.rejected === 1 ? '' : 's'} rejected (the others were queued); --allow-rejects exits 0\n`,
+            `error: ${n0(total.rejected)} line${total.rejected === 1 ? '' : 's'} rejected (${rejectedOf(total)}); --allow-rejects exits 0\n`,
           );
           ctx.exitCode = ExitCode.FAILED;
         }
