@@ -85,7 +85,7 @@ const NOT_IN_HOST = /[/\\?#@\s]/;
  *   `SHARDLINE_ERR_URL_HOST`.
  */
 export function domainKey(urlOrHost: string): string {
-  return hostKey(urlOrHost).domain;
+  return keyOf(urlOrHost, 'domain');
 }
 
 /** A host as the frontier keys it, and its {@link domainKey}. */
@@ -102,14 +102,26 @@ export interface HostKey {
  * and refuses what {@link domainKey} does.
  */
 export function hostKey(urlOrHost: string): HostKey {
+  const host = keyOf(urlOrHost, 'host');
+  // The canonical host keys by itself: domainKey's fast path, and its memo.
+  return { host, domain: keyOf(host, 'domain') };
+}
+
+/**
+ * What a key is taken from: the canonical host, or its domain key. One string either way, so
+ * domainKey — on the link-scope path, once per link — allocates no result object.
+ */
+type KeyPart = 'host' | 'domain';
+
+function keyOf(urlOrHost: string, part: KeyPart): string {
   if (typeof urlOrHost !== 'string') {
     throw new UrlError(UrlErrorCode.INVALID, 'expected a string', String(urlOrHost));
   }
-  if (urlOrHost.includes('://')) return hostKeyOfUrl(urlOrHost);
-  return hostKeyOfBareHost(urlOrHost);
+  if (urlOrHost.includes('://')) return keyOfUrl(urlOrHost, part);
+  return keyOfBareHost(urlOrHost, part);
 }
 
-function hostKeyOfUrl(input: string): HostKey {
+function keyOfUrl(input: string, part: KeyPart): string {
   let url: URL;
   try {
     url = new URL(input);
@@ -119,15 +131,15 @@ function hostKeyOfUrl(input: string): HostKey {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UrlError(UrlErrorCode.SCHEME, `scheme "${url.protocol}" is not http or https`, input);
   }
-  return keyOfParsedHost(url.hostname, input);
+  return keyOfParsedHost(url.hostname, input, part);
 }
 
-function hostKeyOfBareHost(input: string): HostKey {
+function keyOfBareHost(input: string, part: KeyPart): string {
   if (input.length === 0) {
     throw new UrlError(UrlErrorCode.HOST, 'empty host', input);
   }
   if (CANONICAL_NAME.test(input) && !needsWhatwg(input)) {
-    return keyOfParsedHost(input, input);
+    return keyOfParsedHost(input, input, part);
   }
   if (NOT_IN_HOST.test(input)) {
     throw new UrlError(UrlErrorCode.HOST, 'not a bare host', input);
@@ -152,7 +164,7 @@ function hostKeyOfBareHost(input: string): HostKey {
   } catch {
     throw new UrlError(UrlErrorCode.HOST, 'not a valid host', input);
   }
-  return keyOfParsedHost(url.hostname, input);
+  return keyOfParsedHost(url.hostname, input, part);
 }
 
 /**
@@ -167,11 +179,11 @@ function needsWhatwg(name: string): boolean {
   return (first >= 48 && first <= 57) || name.includes('xn--');
 }
 
-function keyOfParsedHost(hostname: string, input: string): HostKey {
+function keyOfParsedHost(hostname: string, input: string, part: KeyPart): string {
   const host = stripTrailingDot(hostname);
   const kind = checkHost(host);
   if (kind !== 'dns' && kind !== 'ipv4' && kind !== 'ipv6') {
     throw new UrlError(UrlErrorCode.HOST, kind, input);
   }
-  return { host, domain: domainKeyOfCanonicalHost(host, kind) };
+  return part === 'host' ? host : domainKeyOfCanonicalHost(host, kind);
 }
