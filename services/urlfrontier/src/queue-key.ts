@@ -6,7 +6,13 @@
  * neither the URL's host nor its domain cannot be honoured without giving up per-host
  * politeness, so such a URL is refused (SKIPPED), never silently re-keyed.
  */
-import { type CanonicalUrl, tryCanonicalize } from '@shardline/url';
+import {
+  type CanonicalUrl,
+  type HostKey,
+  hostKey,
+  tryCanonicalize,
+  UrlError,
+} from '@shardline/url';
 
 /** The canonical URL of a client's URL string, or why it has none. */
 export function canonicalUrl(url: string): { url: CanonicalUrl } | { reason: string } {
@@ -20,11 +26,18 @@ export function keyFitsUrl(key: string, url: CanonicalUrl): boolean {
   return k === '' || k === url.host || k === url.domain;
 }
 
-/** A queue key (a host name) in requests that carry only a key, canonical, or `null` when malformed. */
-export function parseQueueKey(key: string): { host: string; domain: string } | null {
-  const k = key.trim().toLowerCase().replace(/\.$/, '');
-  if (k === '' || k.length > 253 || /[/?#@\s]/.test(k)) return null;
-  const parsed = tryCanonicalize(`http://${k}/`);
-  if (!parsed.ok) return null;
-  return { host: parsed.value.host, domain: parsed.value.domain };
+/**
+ * A queue key (a host name) in requests that carry only a key, keyed as the frontier keys
+ * hosts (`hostKey`: case, a trailing dot, Unicode), or `null` when it is not a host name.
+ */
+export function parseQueueKey(key: string): HostKey | null {
+  const k = key.trim();
+  // A queue key names a host; hostKey would also take a whole URL.
+  if (k === '' || k.includes('/')) return null;
+  try {
+    return hostKey(k);
+  } catch (error) {
+    if (error instanceof UrlError) return null;
+    throw error;
+  }
 }
