@@ -9,6 +9,7 @@ export type {
 } from './fetch-types.js';
 export { Fetcher, type FetcherOptions } from './fetcher.js';
 export { decodeItem, encodeItem, type ItemRecord } from './handlers/items.js';
+export { loadHandler } from './handlers/load-handler.js';
 export {
   type EnqueueOptions,
   type HandlerContext,

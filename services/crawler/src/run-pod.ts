@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import type { EnvPodOptions } from './config.js';
 import { DEFAULT_REDIS_CONNECT_TIMEOUT_MS } from './config.js';
 import { CrawlerPod } from './crawler-pod.js';
+import { loadHandler } from './handlers/load-handler.js';
+import type { PageHandler } from './handlers/page-api.js';
 import { type HealthServer, servePodHealth } from './health-server.js';
 import type { PodStats } from './pod-options.js';
 import { openPodRedis, type RedisTarget, waitForRedis } from './redis-client.js';
@@ -21,6 +23,11 @@ export interface RunPodOptions {
   redis: RedisTarget;
   /** Told of every lease's result (see `PodLiveOptions.onResult`). */
   onResult?: (result: CrawlResult) => void;
+  /**
+   * The page handler, already loaded (the CLI loads `settings.handler` before it starts an
+   * embedded Redis). @default the module `settings.handler` names, loaded before Redis
+   */
+  pageHandler?: PageHandler;
   /** How long the first connection may take before runPod gives up. @default 10000 */
   redisConnectTimeoutMs?: number;
   /** Serve `/healthz`, `/readyz`, `POST /drain` on this port. @default off */
@@ -53,11 +60,16 @@ const STOP_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 /**
  * Runs a pod until it stops (SIGTERM / SIGINT, `POST /drain`, `exitWhenIdle`) and returns its
- * final stats. Rejects with the pod's `SHARDLINE_ERR_CRAWLER_INVALID_OPTION` before anything
- * connects when an option is bad.
+ * final stats. Rejects with the pod's `SHARDLINE_ERR_CRAWLER_INVALID_OPTION` (a bad option) or
+ * `SHARDLINE_ERR_CRAWLER_CONFIG` (a handler that cannot load) before anything connects.
  */
 export async function runPod(o: RunPodOptions): Promise<PodStats> {
   const { logger } = o;
+  // A handler that cannot load fails here, before the pod connects, joins the ring or seeds:
+  // a bad module must not move domains to a pod that would leave again at once.
+  const pageHandler =
+    o.pageHandler ??
+    (o.settings.handler === undefined ? undefined : await loadHandler(o.settings.handler));
   // Reconnects back off and log one line per step; no per-attempt stack.
   const connection = openPodRedis(o.redis, logger);
   const redis = connection.client;
@@ -68,6 +80,7 @@ export async function runPod(o: RunPodOptions): Promise<PodStats> {
       redis,
       logger,
       ...(o.onResult ? { onResult: o.onResult } : {}),
+      ...(pageHandler ? { pageHandler } : {}),
     });
   } catch (error) {
     redis.disconnect();

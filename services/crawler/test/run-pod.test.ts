@@ -68,4 +68,24 @@ describe('runPod', () => {
       }),
     ).rejects.toMatchObject({ code: CrawlerErrorCode.INVALID_OPTION });
   });
+
+  it('rejects a handler that cannot load before it connects, joins or seeds', async () => {
+    // A closed port: the old order waited out the connect timeout and blamed Redis instead.
+    const hooks: string[] = [];
+    await expect(
+      runPod({
+        settings: { handler: '/nonexistent/handler.mjs' },
+        redis: { url: 'redis://127.0.0.1:1' },
+        redisConnectTimeoutMs: 60_000,
+        logger: pino({ level: 'silent' }),
+        beforeStart: async () => {
+          hooks.push('before-start');
+        },
+      }),
+    ).rejects.toMatchObject({
+      code: CrawlerErrorCode.CONFIG,
+      message: expect.stringMatching(/^handler \/nonexistent\/handler\.mjs: no such file/),
+    });
+    expect(hooks).toEqual([]);
+  });
 });

@@ -191,6 +191,16 @@ function redisTarget(flags: CrawlFlags, config: CrawlerConfig) {
 async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unknown>) {
   const { config } = loadSettings(flags);
   const sources = await seedSources({ urls: seeds, file: flags.seedsFile });
+  const settings = withWarcDefault({ ...config.pod, ...podOptionsFromFlags(flags) }, flags.dataDir);
+  // The pod (undici, the pipeline…) loads only when a crawl runs, not for `--help`.
+  const { loadHandler, runPod } = await import('@shardline/crawler');
+  // A handler that cannot load is a usage error before Redis starts or a seed is queued.
+  const pageHandler =
+    settings.handler === undefined
+      ? undefined
+      : await loadHandler(settings.handler).catch((error: unknown) => {
+          throw usage(error);
+        });
   const logger = crawlLogger(flags.logLevel ?? config.logLevel);
   const target = redisTarget(flags, config);
   let embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | undefined;
@@ -213,10 +223,9 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
   let seeded: SeedCounts = { lines: 0, queued: 0, duplicates: 0, overCap: 0, rejected: 0 };
   let nothingFetched: CrawlReport | undefined;
   try {
-    // The pod (undici, the pipeline…) loads only when a crawl runs, not for `--help`.
-    const { runPod } = await import('@shardline/crawler');
     await runPod({
-      settings: withWarcDefault({ ...config.pod, ...podOptionsFromFlags(flags) }, flags.dataDir),
+      settings,
+      ...(pageHandler ? { pageHandler } : {}),
       redis: target,
       redisConnectTimeoutMs: flags.redisConnectTimeoutMs ?? config.redisConnectTimeoutMs,
       healthPort: flags.healthPort ?? config.healthPort,

@@ -4,8 +4,10 @@
  * loads through tsx's `tsImport`, found from the working directory first (the user's project)
  * and then from shardline's own install; without tsx the error says what to install.
  */
+import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CrawlerError, CrawlerErrorCode } from '../errors.js';
 import type { PageHandler } from './page-api.js';
@@ -14,6 +16,13 @@ import type { PageHandler } from './page-api.js';
 export async function loadHandler(file: string): Promise<PageHandler> {
   const path = resolve(file);
   const url = pathToFileURL(path).href;
+  const kind = fileKind(path);
+  if (kind !== 'file') {
+    throw new CrawlerError(
+      CrawlerErrorCode.CONFIG,
+      `handler ${file}: ${kind === 'missing' ? `no such file (${path})` : 'is a directory, not a module'}; give the path of a .mjs, .js or .ts module`,
+    );
+  }
   let module: { default?: unknown };
   try {
     module = /\.[mc]?tsx?$/.test(path)
@@ -25,7 +34,7 @@ export async function loadHandler(file: string): Promise<PageHandler> {
     if (error instanceof CrawlerError) throw error;
     throw new CrawlerError(
       CrawlerErrorCode.CONFIG,
-      `handler ${file}: cannot load it (${(error as Error).message})`,
+      `handler ${file}: cannot load it (${loadFailure(error, path)})`,
       { cause: error },
     );
   }
@@ -41,6 +50,36 @@ export async function loadHandler(file: string): Promise<PageHandler> {
     );
   }
   return handler as PageHandler;
+}
+
+function fileKind(path: string): 'file' | 'directory' | 'missing' {
+  try {
+    return statSync(path).isDirectory() ? 'directory' : 'file';
+  } catch {
+    return 'missing';
+  }
+}
+
+/**
+ * Why the import failed, on one line and where in the file. A JavaScript SyntaxError carries no
+ * location in Node 20's ESM loader: `node --check` prints it (`/path/h.mjs:3`), run only then.
+ * A throw at the module's top level is located by its first frame in the file.
+ */
+function loadFailure(error: unknown, path: string): string {
+  if (!(error instanceof Error)) return String(error);
+  const message = error.message.replace(/\s*\n\s*/g, ' ');
+  if (error.name === 'SyntaxError' && !/\.[mc]?tsx?$/.test(path)) {
+    const check = spawnSync(process.execPath, ['--check', path], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    const where = /^(.+:\d+)$/m.exec(check.stderr ?? '')?.[1];
+    if (where) return `SyntaxError at ${basename(where)}: ${message}`;
+  }
+  const url = pathToFileURL(path).href;
+  const frame = error.stack?.split('\n').find((line) => line.includes(`${url}:`));
+  const at = frame ? /:(\d+):(\d+)\)?$/.exec(frame) : null;
+  return at ? `${message}, at ${basename(path)}:${at[1]}:${at[2]}` : message;
 }
 
 type TsImport = (specifier: string, parent: string) => Promise<unknown>;

@@ -43,7 +43,17 @@ describe('loadHandler', () => {
     });
     await expect(loadHandler(join(dir, 'missing.mjs'))).rejects.toMatchObject({
       code: CrawlerErrorCode.CONFIG,
-      message: expect.stringMatching(/missing\.mjs: cannot load it/),
+      message: expect.stringMatching(/missing\.mjs: no such file/),
+    });
+  });
+
+  it('names a missing file or a directory for what it is, before importing anything', async () => {
+    await expect(loadHandler(join(dir, 'missing.mjs'))).rejects.toMatchObject({
+      message: `handler ${join(dir, 'missing.mjs')}: no such file (${join(dir, 'missing.mjs')}); give the path of a .mjs, .js or .ts module`,
+    });
+    await expect(loadHandler(dir)).rejects.toMatchObject({
+      code: CrawlerErrorCode.CONFIG,
+      message: `handler ${dir}: is a directory, not a module; give the path of a .mjs, .js or .ts module`,
     });
   });
 });

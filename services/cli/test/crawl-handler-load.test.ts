@@ -1,0 +1,89 @@
+/**
+ * A page handler that cannot load is a usage error of `shardline crawl` before anything starts:
+ * no embedded Redis, no membership join (which would move domains to a pod about to leave), no
+ * seed queued. The real binary against a real redis-server.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { runCliWith } from './run-cli-with.js';
+
+let server: RedisServer;
+let redis: Redis;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = new Redis(server.url);
+  dir = mkdtempSync(join(tmpdir(), 'shardline-handler-'));
+  writeFileSync(
+    join(dir, 'typo.mjs'),
+    'const a = 1;\nexport default async function (page ctx) {}\n',
+  );
+  writeFileSync(
+    join(dir, 'throws.mjs'),
+    'export default () => {};\nconst config = JSON.parse("{");\n',
+  );
+  writeFileSync(join(dir, 'typo.ts'), 'export default (page: string ctx) => {};\n');
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('shardline crawl --handler that cannot load', () => {
+  it('is one line naming the file and the line, before the pod joins or seeds', async () => {
+    const handler = join(dir, 'typo.mjs');
+    const result = await runCliWith([
+      'crawl',
+      '--redis',
+      server.url,
+      '--prefix',
+      'h1',
+      '--handler',
+      handler,
+      'https://example.com/',
+    ]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 2,
+      stderr: `error: handler ${handler}: cannot load it (SyntaxError at typo.mjs:2: Unexpected identifier 'ctx')\n`,
+    });
+    // Nothing reached Redis: no registry entry, no ring, no queued seed.
+    expect(await redis.keys('h1:*')).toEqual([]);
+  });
+
+  it('locates a top-level throw, and keeps a TypeScript error on one line', async () => {
+    const crawl = (file: string) =>
+      runCliWith(['crawl', '--redis', server.url, '--prefix', 'h2', '--handler', join(dir, file)]);
+    const thrown = await crawl('throws.mjs');
+    expect(thrown.code).toBe(2);
+    // The JSON.parse message differs between Node versions; where it came from does not.
+    expect(thrown.stderr).toMatch(
+      /^error: handler .*throws\.mjs: cannot load it \(.+, at throws\.mjs:2:\d+\)\n$/,
+    );
+    const typed = await crawl('typo.ts');
+    expect(typed.code).toBe(2);
+    expect(typed.stderr).toMatch(
+      /^error: handler .*typo\.ts: cannot load it \(.*typo\.ts:1:\d+: ERROR: [^\n]+\)\n$/,
+    );
+    expect(await redis.keys('h2:*')).toEqual([]);
+  });
+
+  it('does not start the embedded Redis for a handler file that is not there', async () => {
+    const dataDir = join(dir, 'data');
+    const result = await runCliWith(
+      ['crawl', '--data-dir', dataDir, '--handler', './missing.mjs', 'https://example.com/'],
+      { cwd: dir },
+    );
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 2,
+      stderr: `error: handler ./missing.mjs: no such file (${join(dir, 'missing.mjs')}); give the path of a .mjs, .js or .ts module\n`,
+    });
+    expect(existsSync(join(dataDir, 'redis'))).toBe(false);
+  });
+});
