@@ -108,6 +108,25 @@ describe('Supervisor', () => {
     expect(s.status()[0]).toMatchObject({ state: 'failed', restarts: 2 });
   });
 
+  it('gives up a pod that exits with a usage error at once, keeping its error line', async () => {
+    // What `shardline crawl` does with a handler that cannot load: one line, status 2.
+    const script = `process.stderr.write('error: handler ./h.mjs: no such file (/x/h.mjs)\\n');
+      process.exitCode = 2;`;
+    const { s, err } = supervisor(script, { crashLoopLimit: 5 });
+    await s.scale(1);
+    const pod = await until(() => (s.status()[0]?.state === 'failed' ? s.status()[0] : undefined));
+    expect(pod).toMatchObject({
+      restarts: 0,
+      lastExit: 'code 2',
+      lastError: 'handler ./h.mjs: no such file (/x/h.mjs)',
+    });
+    expect(err()).toMatch(
+      /local-0 refused its settings \(code 2, a usage error: handler \.\/h\.mjs: no such file/,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(s.status()[0]).toMatchObject({ state: 'failed', restarts: 0 });
+  });
+
   it('does not restart a pod that exits 0 on its own', async () => {
     const { s } = supervisor('setTimeout(() => process.exit(0), 50)');
     await s.scale(1);
@@ -189,13 +208,16 @@ describe('joinProgress (what up and scale wait for)', () => {
     });
   });
 
-  it('names every crash-looped pod asked about, with how it last ended', () => {
-    const pods = [pod('local-0', 'failed', 'code 1'), pod('local-1', 'failed', 'signal SIGKILL')];
+  it('names every failed pod asked about, with how it last ended and its error line', () => {
+    const pods = [
+      { ...pod('local-0', 'failed', 'code 1'), lastError: 'cannot reach Redis at redis://x:1' },
+      pod('local-1', 'failed', 'signal SIGKILL'),
+    ];
     expect(joinProgress(pods, ['local-0', 'local-1']).crashLooped).toBe(
-      'pod(s) local-0 (code 1), local-1 (signal SIGKILL) crash-looped at start',
+      'pod(s) local-0 (code 1: cannot reach Redis at redis://x:1), local-1 (signal SIGKILL) failed at start',
     );
     expect(joinProgress(pods, ['local-1']).crashLooped).toBe(
-      'pod(s) local-1 (signal SIGKILL) crash-looped at start',
+      'pod(s) local-1 (signal SIGKILL) failed at start',
     );
   });
 });

@@ -23,6 +23,8 @@ export interface PodStatus {
   restarts: number;
   /** How the last process ended, e.g. `code 1` or `signal SIGKILL`. */
   lastExit?: string;
+  /** The last process's one-line error (`cannot reach Redis at …`), when it printed one. */
+  lastError?: string;
 }
 
 /** The pod id of slot `index`. */
@@ -32,7 +34,10 @@ export function podId(index: number): string {
 
 /** Where the pods `ids` stand after a start (`up`, `scale`), read from the supervisor's status. */
 export interface JoinProgress {
-  /** `pod(s) local-1 (code 1) crash-looped at start` when one of them gave up; else undefined. */
+  /**
+   * `pod(s) local-1 (code 1: cannot reach Redis at …) failed at start` when the supervisor gave
+   * one of them up; else undefined.
+   */
   crashLooped?: string;
   /** The ids not running yet (not listed, starting, restarting). */
   waiting: string[];
@@ -46,15 +51,15 @@ export function joinProgress(pods: readonly PodStatus[], ids: readonly string[])
   const byId = new Map(pods.map((pod) => [pod.id, pod]));
   const failed = ids.flatMap((id) => {
     const pod = byId.get(id);
-    return pod?.state === 'failed' ? [`${pod.id} (${pod.lastExit})`] : [];
+    if (pod?.state !== 'failed') return [];
+    return [`${pod.id} (${pod.lastExit}${pod.lastError ? `: ${pod.lastError}` : ''})`];
   });
   const waiting = ids.filter((id) => {
     const state = byId.get(id)?.state;
     return state !== 'running' && state !== 'exited';
   });
   return {
-    crashLooped:
-      failed.length > 0 ? `pod(s) ${failed.join(', ')} crash-looped at start` : undefined,
+    crashLooped: failed.length > 0 ? `pod(s) ${failed.join(', ')} failed at start` : undefined,
     waiting,
   };
 }

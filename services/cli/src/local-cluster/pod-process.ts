@@ -9,6 +9,9 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { READY_IPC_ENV, READY_MESSAGE } from './ready-signal.js';
 
+/** How `shardline crawl` starts its one-line error on stderr before it exits. */
+const CLI_ERROR_PREFIX = 'error: ';
+
 /** How a pod process ended. */
 export interface PodExit {
   code: number | null;
@@ -51,6 +54,7 @@ export class PodProcess {
   readonly joined: Promise<void>;
   readonly #child: ChildProcess;
   #exit: PodExit | undefined;
+  #lastError: string | undefined;
 
   private constructor(options: PodProcessOptions) {
     this.id = options.id;
@@ -70,7 +74,10 @@ export class PodProcess {
     const prefix = `${options.id.padEnd(options.prefixWidth ?? options.id.length)} | `;
     const drained = [
       pipeLines(this.#child.stdout!, prefix, options.stdout),
-      pipeLines(this.#child.stderr!, prefix, options.stderr),
+      pipeLines(this.#child.stderr!, prefix, options.stderr, (line) => {
+        if (line.startsWith(CLI_ERROR_PREFIX))
+          this.#lastError = line.slice(CLI_ERROR_PREFIX.length);
+      }),
     ];
     this.exited = new Promise<PodExit>((done) => {
       const finish = (exit: PodExit) => {
@@ -91,6 +98,11 @@ export class PodProcess {
 
   get pid(): number | undefined {
     return this.#child.pid;
+  }
+
+  /** The last `error: …` line the pod wrote on stderr (the CLI's one-line error), if any. */
+  get lastError(): string | undefined {
+    return this.#lastError;
   }
 
   /** True until the process has exited. */
@@ -118,10 +130,16 @@ export class PodProcess {
   }
 }
 
-function pipeLines(source: Readable, prefix: string, target: Writable): Promise<void> {
+function pipeLines(
+  source: Readable,
+  prefix: string,
+  target: Writable,
+  onLine?: (line: string) => void,
+): Promise<void> {
   return new Promise((done) => {
     const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
     lines.on('line', (line) => {
+      onLine?.(line);
       if (!target.destroyed) target.write(`${prefix}${line}\n`);
     });
     lines.once('close', () => done());

@@ -5,6 +5,7 @@
  * ids or stopping the highest ones gracefully. Scale and down requests run one at a time.
  */
 import type { Writable } from 'node:stream';
+import { ExitCode } from '../errors.js';
 import { type PodState, type PodStatus, podId } from './control-file.js';
 import { describeExit, type PodExit, PodProcess, type PodStopReport } from './pod-process.js';
 
@@ -58,6 +59,7 @@ interface Slot {
   /** Crashes in a row, each within `stableAfterMs` of its start. */
   crashes: number;
   lastExit?: string;
+  lastError?: string;
   /** The pending restart after a crash. */
   timer?: NodeJS.Timeout;
 }
@@ -113,6 +115,7 @@ export class Supervisor {
         startedAtMs: slot.process?.running ? slot.process.startedAtMs : undefined,
         restarts: slot.restarts,
         lastExit: slot.lastExit,
+        ...(slot.lastError === undefined ? {} : { lastError: slot.lastError }),
       }));
   }
 
@@ -220,6 +223,7 @@ export class Supervisor {
     if (slot.process !== child || slot.state === 'stopping' || this.#down) return;
     clearTimeout(slot.timer);
     slot.lastExit = describeExit(exit);
+    slot.lastError = child.lastError;
     if (exit.code === 0) {
       // Finished on its own (e.g. --exit-when-idle): not a crash.
       slot.state = 'exited';
@@ -228,6 +232,15 @@ export class Supervisor {
       return;
     }
     const ranMs = Date.now() - child.startedAtMs;
+    if (exit.code === ExitCode.USAGE) {
+      // A bad setting (flag, variable, config file, handler) fails every restart the same way.
+      slot.state = 'failed';
+      this.#log(
+        `${slot.id} refused its settings (${slot.lastExit}, a usage error${slot.lastError ? `: ${slot.lastError}` : ''}); not restarting it`,
+      );
+      this.#changed();
+      return;
+    }
     slot.crashes = ranMs >= this.#stableAfterMs ? 1 : slot.crashes + 1;
     if (slot.crashes > this.#crashLoopLimit) {
       slot.state = 'failed';
