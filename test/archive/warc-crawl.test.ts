@@ -186,6 +186,26 @@ describe('ctx.skipLinks and ctx.enqueue', () => {
     expect(items.find((i) => i.url === picked.url)!.item).toEqual({ tags: ['picked'] });
     expect(items.find((i) => i.url === web.seeds[0])!.item).toEqual({ tags: [] });
   }, 90_000);
+
+  it('fails the page on a bad enqueue argument instead of dropping its URL unseen', async () => {
+    let target: string | undefined;
+    const handler: PageHandler = (page, ctx) => {
+      ctx.skipLinks();
+      if (page.url === web.seeds[0]) {
+        target = new URL(page.$('a[href]').first().attr('href')!, page.url).href;
+        ctx.enqueue(target, { priority: 'high' as unknown as number });
+      }
+    };
+    const { results } = await crawl('w5', handler, { noWarc: true });
+    const seed = results.filter((r) => r.url === web.seeds[0]);
+    expect(seed.at(-1)).toMatchObject({ outcome: 'dead', errorCode: 'SHARDLINE_ERR_HANDLER' });
+    expect(seed.at(-1)!.error).toContain(
+      'ctx.enqueue: priority must be an integer within ±1000000; got "high"',
+    );
+    // Nothing else was fetched: the URL was neither queued nor silently rejected and counted.
+    expect(results.some((r) => r.url === target)).toBe(false);
+    expect(await redis.hget('w5:stats', 'rejected')).toBeNull();
+  }, 90_000);
 });
 
 describe('a throwing page handler', () => {

@@ -34,7 +34,7 @@ export type {
   FrontierInspectorOptions,
   FrontierOptions,
 } from './options.js';
-export { MAX_REFETCH_MS } from './options.js';
+export { DEFAULT_MAX_PRIORITY, MAX_REFETCH_MS } from './options.js';
 export type {
   CounterStats,
   DeadLetter,

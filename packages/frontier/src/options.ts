@@ -189,6 +189,9 @@ export type ResolvedOptions = Required<Omit<FrontierOptions, 'canonicalize' | Se
     canonicalize: CanonicalizeOptions;
   };
 
+/** The default bound of a URL's priority (`maxPriority`): ±1,000,000. */
+export const DEFAULT_MAX_PRIORITY = 1_000_000;
+
 const DEFAULTS = {
   prefix: 'sl',
   crawlId: DEFAULT_CRAWL,
@@ -215,7 +218,7 @@ const DEFAULTS = {
   pinMs: 30_000,
   claimHoldMs: 5000,
   maxMetaChars: 512,
-  maxPriority: 1_000_000,
+  maxPriority: DEFAULT_MAX_PRIORITY,
   enqueueChunk: 1000,
   archiveIdleDomains: true,
   packNewDomains: true,

@@ -49,3 +49,4 @@ export {
   podSettingRows,
 } from './settings.js';
 export { resolvePodSettings } from './settings-resolve.js';
+export { isTag, TAG_RULE, TAGS_META_PREFIX, tagsMeta, tagsOf } from './tags.js';

@@ -8,12 +8,12 @@
 import { once } from 'node:events';
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { isTag, TAG_RULE } from '@shardline/crawler/settings';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { CliError, CliErrorCode, ExitCode, usageError } from '../errors.js';
 import { clip } from '../lib/domains.js';
 import { integerIn } from '../lib/parse.js';
-import { isTag } from '../lib/seed-line.js';
 import { createSeedProgress, type SeedCounts } from '../lib/seed-progress.js';
 import { seedSources } from '../lib/seed-sources.js';
 import { SeedInterruptedError, type SeedRejection, seedLines } from '../lib/seeder.js';
@@ -46,7 +46,7 @@ function priority(value: string): number {
 function collectTag(value: string, previous: string[]): string[] {
   const tags = value.split(',').map((t) => t.trim());
   for (const tag of tags) {
-    if (!isTag(tag)) throw usageError(`--tag must be 1-64 of [A-Za-z0-9._:-], got "${tag}"`);
+    if (!isTag(tag)) throw usageError(`--tag must be ${TAG_RULE}, got "${tag}"`);
   }
   return [...previous, ...tags];
 }

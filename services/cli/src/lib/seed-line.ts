@@ -9,16 +9,18 @@
  * frontier's `meta` field as `tags=a,b`. Blank lines and `#` comments are skipped before a
  * line gets here (see `lines.ts`).
  */
-import { DURATION_FORMS, parseDuration } from '@shardline/crawler/settings';
+import {
+  DURATION_FORMS,
+  isTag,
+  parseDuration,
+  TAG_RULE,
+  tagsMeta,
+} from '@shardline/crawler/settings';
 import { type EnqueueItem, MAX_REFETCH_MS } from '@shardline/frontier';
 
 /** Code of a line that is not in the seed format (frontier codes cover the URL itself). */
 export const SEED_SYNTAX_CODE = 'SHARDLINE_ERR_CLI_SEED_SYNTAX';
 
-/** Prefix of the `meta` field that carries a seed's tags. */
-export const TAGS_META_PREFIX = 'tags=';
-
-const TAG = /^[A-Za-z0-9._:-]{1,64}$/;
 const PRIORITY = /^[+-]?\d{1,16}$/;
 
 /** Defaults applied to every line (`--priority`, `--tag`). */
@@ -31,16 +33,6 @@ export interface SeedDefaults {
 export type SeedLine =
   | { ok: true; item: Exclude<EnqueueItem, string> }
   | { ok: false; code: string; reason: string };
-
-/** True when `tag` is a valid tag name. */
-export function isTag(tag: string): boolean {
-  return TAG.test(tag);
-}
-
-/** The `meta` text for a set of tags (empty when there are none). */
-export function tagsMeta(tags: readonly string[]): string {
-  return tags.length === 0 ? '' : `${TAGS_META_PREFIX}${tags.join(',')}`;
-}
 
 /** Parses one (trimmed, non-empty) seed line. */
 export function parseSeedLine(text: string, defaults: SeedDefaults = {}): SeedLine {
@@ -58,10 +50,8 @@ export function parseSeedLine(text: string, defaults: SeedDefaults = {}): SeedLi
       }
       priority = Number(value);
     } else if (name === 'tag') {
-      if (!TAG.test(value)) {
-        return syntax(
-          `tag must be 1-64 of [A-Za-z0-9._:-], got ${JSON.stringify(value.slice(0, 80))}`,
-        );
+      if (!isTag(value)) {
+        return syntax(`tag must be ${TAG_RULE}, got ${JSON.stringify(value.slice(0, 80))}`);
       }
       tags.add(value);
     } else if (name === 'refetch') {

@@ -9,9 +9,7 @@ import { load } from 'cheerio';
 import type { Logger } from 'pino';
 import { decodeBody } from '../content.js';
 import type { FetchOutcome } from '../fetch-types.js';
-
-/** Prefix of the lease meta that carries a seed's tags (`tags=a,b`, as `shardline seed` writes it). */
-const TAGS_META_PREFIX = 'tags=';
+import { tagsOf } from '../tags.js';
 
 /** A page handler. */
 export type PageHandler = (page: Page, ctx: HandlerContext) => Promise<void> | void;
@@ -81,15 +79,4 @@ export class Page {
     this.#document ??= load(this.text(), { baseURI: this.url });
     return this.#document;
   }
-}
-
-/** The tags in a lease's meta (`tags=a,b`), or none. */
-export function tagsOf(meta: string): string[] {
-  if (!meta.startsWith(TAGS_META_PREFIX)) return [];
-  return meta.slice(TAGS_META_PREFIX.length).split(',').filter(Boolean);
-}
-
-/** The lease meta for `tags`. */
-export function tagsMeta(tags: readonly string[]): string {
-  return tags.length === 0 ? '' : `${TAGS_META_PREFIX}${tags.join(',')}`;
 }

@@ -13,15 +13,11 @@
 import { type EnqueueResult, LeaseLostError, type RedisFrontier } from '@shardline/frontier';
 import type { Logger } from 'pino';
 import { CrawlOutcomeCode } from '../errors.js';
+import { checkEnqueue } from '../handlers/enqueue-args.js';
 import { checkItem, type ItemRecord, MAX_ITEMS_PER_PAGE } from '../handlers/items.js';
-import {
-  type EnqueueOptions,
-  type HandlerContext,
-  Page,
-  type PageHandler,
-  tagsMeta,
-} from '../handlers/page-api.js';
+import { type HandlerContext, Page, type PageHandler } from '../handlers/page-api.js';
 import type { ResultSink } from '../results.js';
+import { tagsMeta } from '../tags.js';
 import { type FoundLink, type LeaseContext, required } from './lease-context.js';
 import type { LinkFilter } from './link-filter.js';
 import { durationOf } from './result-fields.js';
@@ -82,6 +78,7 @@ export class HandlerStage implements LeaseStage {
     const page = new Page(outcome, lease.depth, lease.meta);
     const items: ItemRecord[] = [];
     const requested: Requested[] = [];
+    let enqueued = 0;
     let skip = false;
     const api: HandlerContext = {
       push: (item) => {
@@ -90,13 +87,14 @@ export class HandlerStage implements LeaseStage {
         }
         items.push({ url: lease.url, pod: this.#o.pod, atMs: Date.now(), item: checkItem(item) });
       },
-      enqueue: (urls, options: EnqueueOptions = {}) => {
-        const list = typeof urls === 'string' ? [urls] : [...urls];
+      enqueue: (urls, options) => {
+        const args = checkEnqueue(urls, options, enqueued);
+        enqueued += args.urls.length;
         requested.push({
-          urls: list.map((url) => absolute(url, page.url)),
-          priority: options.priority ?? 0,
-          meta: options.tags ? tagsMeta(options.tags) : lease.meta,
-          refetchAfterMs: options.refetchAfterMs,
+          urls: args.urls.map((url) => absolute(url, page.url)),
+          priority: args.priority,
+          meta: args.tags ? tagsMeta(args.tags) : lease.meta,
+          refetchAfterMs: args.refetchAfterMs,
         });
       },
       skipLinks: () => {
@@ -144,7 +142,7 @@ export class HandlerStage implements LeaseStage {
 
 /** `url` resolved against the page; left as given when it cannot be (the scope then refuses it). */
 function absolute(url: string, base: string): string {
-  return typeof url === 'string' && URL.canParse(url, base) ? new URL(url, base).href : String(url);
+  return URL.canParse(url, base) ? new URL(url, base).href : url;
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
