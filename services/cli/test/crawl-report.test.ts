@@ -3,7 +3,10 @@
  * flag that allows it, the end-of-crawl summary lists errors by code with an example URL, and a
  * crawl whose seeds could not be fetched exits non-zero. `--exit-when-idle` keeps the URL after it.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { runCliWith } from './run-cli-with.js';
@@ -129,5 +132,49 @@ describe('crawl failure reporting', () => {
         errorStatuses: { '404': { count: 2 }, '403': { count: 1 } },
       },
     });
+  }, 90_000);
+
+  it('pages the handler failed on: the error names the handler and quotes its error on one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-handler-'));
+    const handler = join(dir, 'fails.mjs');
+    writeFileSync(
+      handler,
+      "export default () => { throw new Error('no title\\n  on this page'); };\n",
+    );
+    try {
+      const result = await runCliWith(
+        [
+          'crawl',
+          '--prefix',
+          'handler',
+          '--allow-private-addresses',
+          '--min-delay-ms',
+          '0',
+          '--max-retries',
+          '0',
+          '--handler',
+          handler,
+          '--exit-when-idle',
+          `http://127.0.0.1:${port}/h1`,
+          '--idle-grace-ms',
+          '300',
+        ],
+        { env: { REDIS_URL: redis.url } },
+      );
+      expect(seen).toContain('/h1');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `error: no page from the seeds given got through the page handler: SHARDLINE_ERR_HANDLER (e.g. http://127.0.0.1:${port}/h1: page handler: no title on this page); the page handler threw or ran past --handler-timeout-ms: fix the handler (--handler)\n`,
+      );
+      expect(JSON.parse(result.stdout.trim())).toMatchObject({
+        summary: {
+          errors: {
+            SHARDLINE_ERR_HANDLER: { count: 1, error: 'page handler: no title on this page' },
+          },
+        },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 90_000);
 });

@@ -12,6 +12,7 @@ import {
   type CrawlerConfig,
   CrawlerError,
   CrawlerErrorCode,
+  CrawlOutcomeCode,
   type PodSettingOptions,
   PROCESS_SETTINGS,
   parseClusterNodes,
@@ -256,12 +257,18 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
   }
   if (nothingFetched) {
     const [top] = nothingFetched.errors();
-    const why = top ? `: ${top[0]} (e.g. ${top[1].example})` : '';
-    const hint = top ? hintFor(top[0]) : undefined;
-    throw new CliError(
-      CliErrorCode.NOTHING_FETCHED,
-      `nothing could be fetched from the seeds given${why}${hint ? `; ${hint}` : ''}`,
-    );
+    const why = top
+      ? `: ${top[0]} (e.g. ${top[1].example}${top[1].error ? `: ${shortLine(top[1].error)}` : ''})`
+      : '';
+    // Pages that failed in the handler were fetched: say what stopped them.
+    const byHandler = top?.[0] === CrawlOutcomeCode.HANDLER;
+    const hint = byHandler
+      ? 'the page handler threw or ran past --handler-timeout-ms: fix the handler (--handler)'
+      : top && hintFor(top[0]);
+    const what = byHandler
+      ? 'no page from the seeds given got through the page handler'
+      : 'nothing could be fetched from the seeds given';
+    throw new CliError(CliErrorCode.NOTHING_FETCHED, `${what}${why}${hint ? `; ${hint}` : ''}`);
   }
 }
 
@@ -275,4 +282,10 @@ async function domainsLeft(pod: CrawlerPod): Promise<number | undefined> {
     pod.frontier.inspector.domainsWithWork(pod.id).catch(() => undefined),
     timeout,
   ]);
+}
+
+/** `text` on one line, cut at 200 characters: an error quoted in a one-line message. */
+function shortLine(text: string): string {
+  const line = text.replace(/\s*\n\s*/g, ' ');
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

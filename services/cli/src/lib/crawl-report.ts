@@ -33,10 +33,12 @@ export function hintFor(code: string): string | undefined {
   return HINTS[code];
 }
 
-/** One error code: how often, and the first URL that had it. */
+/** One error code: how often, and the first URL that had it (with its error text). */
 export interface CodeCount {
   count: number;
   example: string;
+  /** The example's error text (`page handler: boom`), when the result had one. */
+  error?: string;
 }
 
 /** The end-of-crawl summary (also the `--json` line's `summary`). */
@@ -85,7 +87,7 @@ export class CrawlReport {
       count(this.#statuses, String(result.status), result.url);
     }
     if (!code || result.outcome === 'released') return;
-    const total = count(this.#codes, code, result.url);
+    const total = count(this.#codes, code, result.url, result.error);
     const key = `${result.host}\t${code}`;
     const n = (this.#byHost.get(key) ?? 0) + 1;
     this.#byHost.set(key, n);
@@ -152,8 +154,8 @@ export class CrawlReport {
 }
 
 /** Counts one more under `key` (the first URL is its example); returns the new count. */
-function count(counts: Map<string, CodeCount>, key: string, url: string): number {
-  const known = counts.get(key) ?? { count: 0, example: url };
+function count(counts: Map<string, CodeCount>, key: string, url: string, error?: string): number {
+  const known = counts.get(key) ?? { count: 0, example: url, ...(error ? { error } : {}) };
   known.count += 1;
   counts.set(key, known);
   return known.count;

@@ -110,7 +110,11 @@ export class HandlerStage implements LeaseStage {
         kind: 'fail',
         retryable: true,
         code: CrawlOutcomeCode.HANDLER,
-        message: `page handler: ${error instanceof Error ? error.message : String(error)}`,
+        // One line: a result's error and its dead letter's reason are read as one.
+        message: `page handler: ${error instanceof Error ? error.message : String(error)}`.replace(
+          /\s*\n\s*/g,
+          ' ',
+        ),
       };
     }
     for (const item of items) this.#o.items.write(item);
