@@ -6,6 +6,7 @@ export {
   WARC_SUFFIX,
   warcFileName,
 } from './file-names.js';
+export { makeDirectory } from './make-directory.js';
 export { type ReadRecord, readRecordAt, writeCdxj } from './reader.js';
 export {
   type ArchivedRequest,

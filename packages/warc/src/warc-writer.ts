@@ -6,10 +6,11 @@
  * partial record each, truncated) and closes them.
  */
 import { writeSync, writevSync } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidOption, WarcError, WarcErrorCode } from './errors.js';
 import { closedName, isOwnOpenFile, OPEN_SUFFIX, warcFileName } from './file-names.js';
+import { makeDirectory } from './make-directory.js';
 import {
   DEFAULT_GZIP_LEVEL,
   exchangeRecords,
@@ -149,7 +150,7 @@ export class WarcWriter {
   static async open(options: WarcWriterOptions): Promise<WarcWriter> {
     const writer = new WarcWriter(options);
     await io(`cannot open WARC directory ${writer.#dir}`, async () => {
-      await mkdir(writer.#dir, { recursive: true });
+      makeDirectory(writer.#dir);
       for (const name of await readdir(writer.#dir)) {
         if (!isOwnOpenFile(name, writer.#prefix, writer.#pod)) continue;
         const path = join(writer.#dir, name);

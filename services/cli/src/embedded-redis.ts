@@ -9,11 +9,12 @@
  * its owner dies without stopping it (kill -9), so it is never orphaned.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { CliError, CliErrorCode } from './errors.js';
+import { createDataDir } from './lib/data-dir.js';
 
 /** Options of {@link startEmbeddedRedis}. */
 export interface EmbeddedRedisOptions {
@@ -79,7 +80,7 @@ export async function startEmbeddedRedis(
   options: EmbeddedRedisOptions = {},
 ): Promise<EmbeddedRedis> {
   const dataDir = resolve(options.dataDir ?? './.shardline/redis');
-  mkdirSync(dataDir, { recursive: true });
+  createDataDir(dataDir);
   const portFile = join(dataDir, PORT_FILE);
   const notice = options.onNotice ?? (() => undefined);
   const known = findEmbeddedRedis(dataDir);

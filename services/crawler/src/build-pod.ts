@@ -53,7 +53,7 @@ import {
 import { PodCounters } from './pod-counters.js';
 import type { CrawlerPodOptions } from './pod-options.js';
 import { RedisFaults, waitingWrites } from './redis-faults.js';
-import { ResultSink } from './results.js';
+import { jsonlOptions, ResultSink } from './results.js';
 import { RedisRobotsCache } from './robots-cache.js';
 import { RobotsGate } from './robots-gate.js';
 import { RobotsLoader } from './robots-loader.js';
@@ -209,7 +209,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
     redis: options.redis,
     streamKey: s.resultsStreamKey,
     maxLen: s.resultsMaxLen,
-    ...(s.resultsJsonl === undefined ? {} : { jsonlPath: s.resultsJsonl }),
+    ...jsonlOptions(s.resultsJsonl, 'results', log),
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
   });
   const counters = new PodCounters();
@@ -221,7 +221,7 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
         redis: options.redis,
         streamKey: s.itemsStreamKey,
         maxLen: s.itemsMaxLen,
-        jsonlPath: s.itemsJsonl,
+        jsonl: jsonlOptions(s.itemsJsonl, 'items', log),
       })
     : undefined;
   const enqueuer = new LinkEnqueuer({ frontier: writes, pod: s.podId, onWoken: poke });

@@ -253,6 +253,8 @@ export class CrawlerPod {
       robotsObserver: robots.onFetchErrors,
       fetchObserver: this.#p.fetcher.stats().onSentErrors,
       warcThread: this.#p.archive?.stats().threadCrashes ?? 0,
+      resultWrites: this.#p.results.stats().errors,
+      itemWrites: this.#p.items?.stats().errors ?? 0,
       ...this.#p.faults.stats(),
     };
   }

@@ -3,13 +3,16 @@
  * archive, the per-IP gate, the wake channel's connection, the closing signal.
  */
 import { setMaxListeners } from 'node:events';
+import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { DnsCache } from '@shardline/dns';
 import { notRedisReason, RedisFrontier } from '@shardline/frontier';
+import { makeDirectory } from '@shardline/warc';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { PodArchive } from './archive/pod-archive.js';
 import { parseBudget } from './duration.js';
+import { CrawlerError, CrawlerErrorCode } from './errors.js';
 import type { Fetcher } from './fetcher.js';
 import { IpGate } from './ip-gate.js';
 import type { CrawlerPodOptions } from './pod-options.js';
@@ -67,6 +70,7 @@ export function newArchive(
   log: Logger,
 ): PodArchive | undefined {
   if (s.warcDir === undefined || s.noWarc) return undefined;
+  writableDirectory(s.warcDir, 'WARC directory (warcDir, --warc-dir)');
   return new PodArchive({
     dir: s.warcDir,
     pod: s.podId,
@@ -83,6 +87,24 @@ export function newArchive(
     dns,
     logger: log,
   });
+}
+
+/**
+ * Creates `dir` if missing and checks it can be written, when the pod is built: a directory
+ * the pod cannot use is one `SHARDLINE_ERR_CRAWLER_CONFIG` line before it joins or claims.
+ */
+function writableDirectory(dir: string, label: string): void {
+  try {
+    makeDirectory(dir);
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new CrawlerError(
+      CrawlerErrorCode.CONFIG,
+      `${label} ${dir}: cannot write there (${code ?? message})`,
+      { cause: error },
+    );
+  }
 }
 
 /** The per-IP gate when `perIpDelayMs` or `perIpConcurrency` asks for one. */

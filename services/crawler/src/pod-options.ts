@@ -112,5 +112,9 @@ export interface PodStats {
     frontierLost: number;
     /** Deaths of the WARC writer's thread (`SHARDLINE_ERR_WARC_THREAD`); 0 without an archive. */
     warcThread: number;
+    /** Results that could not be written to the results stream or JSONL file (`results.errors`). */
+    resultWrites: number;
+    /** Items (a page handler's) that could not be written to the items stream or JSONL file. */
+    itemWrites: number;
   };
 }

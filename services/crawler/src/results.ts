@@ -3,9 +3,12 @@
  * `MAXLEN ~`) that downstream consumers read with consumer groups, and optionally to a JSONL
  * file. Writes are buffered and pipelined; a failing stream write is counted, never fatal.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { makeDirectory } from '@shardline/warc';
 import type { Cluster, Redis } from 'ioredis';
-import { check } from './errors.js';
+import type { Logger } from 'pino';
+import { CrawlerError, CrawlerErrorCode, check } from './errors.js';
 
 /** What happened to one claimed URL. */
 export type CrawlOutcome =
@@ -120,8 +123,15 @@ export interface ResultSinkOptions<T extends object = CrawlResult> {
   streamKey?: string;
   /** Approximate length bound of the stream (`XADD … MAXLEN ~`); 0 = unbounded. @default 1000000 */
   maxLen?: number;
-  /** Append one JSON line per result to this file. @default undefined */
+  /**
+   * Append one JSON line per result to this file (its directory created if missing); one that
+   * cannot be opened throws `SHARDLINE_ERR_CRAWLER_CONFIG` at construction. @default undefined
+   */
   jsonlPath?: string;
+  /** What the JSONL file is, in errors. @default 'JSONL file' */
+  jsonlLabel?: string;
+  /** Told of the first error writing the JSONL file (later ones are only counted). */
+  onFileError?: (error: Error) => void;
   /** Longest a result waits in the buffer. @default 50 */
   flushMs?: number;
   /** Results buffered before a flush is forced. @default 256 */
@@ -161,8 +171,10 @@ export class ResultSink<T extends object = CrawlResult> {
     this.#maxBuffered = check.int(owner, 'maxBuffered', options.maxBuffered, 256, 1);
     if (options.jsonlPath !== undefined) {
       check.string(owner, 'jsonlPath', options.jsonlPath, '');
-      this.#file = createWriteStream(options.jsonlPath, { flags: 'a' });
+      this.#file = openJsonl(options.jsonlPath, options.jsonlLabel ?? 'JSONL file');
+      const onFileError = options.onFileError;
       this.#file.on('error', (error) => {
+        if (this.#errors === 0) onFileError?.(error);
         this.#errors += 1;
         this.#lastError = error;
       });
@@ -227,5 +239,48 @@ export class ResultSink<T extends object = CrawlResult> {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
     const file = this.#file;
     if (file && !file.closed) await new Promise<void>((resolve) => file.end(resolve));
+  }
+}
+
+/** The JSONL part of a sink's options. */
+export type JsonlOptions = Pick<ResultSinkOptions, 'jsonlPath' | 'jsonlLabel' | 'onFileError'>;
+
+/**
+ * A pod's JSONL options for its `--results-jsonl` / `--items-jsonl` setting (none when unset):
+ * errors name the setting, and the first failed write is logged.
+ */
+export function jsonlOptions(
+  path: string | undefined,
+  kind: 'results' | 'items',
+  log: Logger,
+): JsonlOptions {
+  if (path === undefined) return {};
+  const label = `${kind} JSONL file (${kind}Jsonl, --${kind}-jsonl)`;
+  return {
+    jsonlPath: path,
+    jsonlLabel: label,
+    onFileError: (error) =>
+      log.error(
+        { err: error, path },
+        `${label}: a write failed; later failures are counted in ${kind === 'results' ? 'stats().results.errors' : 'stats().faults.itemWrites'}`,
+      ),
+  };
+}
+
+/**
+ * The JSONL file opened to append now, not on the first write: a path that cannot be written is
+ * one error before the pod starts, not records counted as failed while the crawl looks fine.
+ */
+function openJsonl(path: string, label: string): WriteStream {
+  try {
+    makeDirectory(dirname(path));
+    return createWriteStream('', { fd: openSync(path, 'a') });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new CrawlerError(
+      CrawlerErrorCode.CONFIG,
+      `${label} ${path}: cannot open it to append (${code ?? message})`,
+      { cause: error },
+    );
   }
 }

@@ -5,11 +5,12 @@
  * or leaves it in the background (`--detach`, output to `<data-dir>/cluster.log`).
  */
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { redisLabel } from '@shardline/frontier';
 import { CliError, CliErrorCode } from '../errors.js';
+import { createDataDir } from '../lib/data-dir.js';
 import {
   type ClusterFile,
   clusterFilePath,
@@ -44,7 +45,7 @@ export async function launchCluster(spec: ClusterSpec, options: LaunchOptions): 
         `${running.pods.length} pods): use \`shardline scale N\` or \`shardline down\``,
     );
   }
-  mkdirSync(spec.dataDir, { recursive: true });
+  createDataDir(spec.dataDir);
   const logPath = clusterLogPath(spec.dataDir);
   // The supervisor always writes to the log file, never to a pipe: it must outlive this
   // process (`--detach`, or a terminal closed under a foreground `up`) without EPIPE.

@@ -4,11 +4,11 @@
  * and keeps `cluster.json` current until `down` or SIGTERM / SIGINT stops everything.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { type EmbeddedRedis, startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
+import { createDataDir } from '../lib/data-dir.js';
 import {
   type ClusterFile,
   isAlive,
@@ -33,7 +33,7 @@ export async function runSupervisor(
   spec: ClusterSpec,
   io: { stdout: Writable; stderr: Writable; env: NodeJS.ProcessEnv },
 ): Promise<number> {
-  mkdirSync(spec.dataDir, { recursive: true });
+  createDataDir(spec.dataDir);
   const existing = readClusterFile(spec.dataDir);
   if (existing && existing.supervisorPid !== process.pid && isAlive(existing.supervisorPid)) {
     throw new CliError(

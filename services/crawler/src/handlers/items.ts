@@ -4,7 +4,7 @@
  * JSONL file (`ResultSink` does both).
  */
 import type { Cluster, Redis } from 'ioredis';
-import { ResultSink } from '../results.js';
+import { type JsonlOptions, ResultSink } from '../results.js';
 
 /** Largest item (its JSON) a handler may push. */
 export const MAX_ITEM_BYTES = 1 << 20;
@@ -51,14 +51,14 @@ export function itemSink(options: {
   redis: Redis | Cluster;
   streamKey: string;
   maxLen: number;
-  jsonlPath: string | undefined;
+  jsonl: JsonlOptions;
 }): ResultSink<ItemRecord> {
   return new ResultSink<ItemRecord>({
     redis: options.redis,
     streamKey: options.streamKey,
     maxLen: options.maxLen,
     encode: encodeItem,
-    ...(options.jsonlPath === undefined ? {} : { jsonlPath: options.jsonlPath }),
+    ...options.jsonl,
   });
 }
 

@@ -1,7 +1,8 @@
 /**
- * A page handler that cannot load is a usage error of `shardline crawl` before anything starts:
- * no embedded Redis, no membership join (which would move domains to a pod about to leave), no
- * seed queued. The real binary against a real redis-server.
+ * Settings `shardline crawl` cannot use fail in one line before anything starts. A page handler
+ * that cannot load: no embedded Redis, no membership join (which would move domains to a pod
+ * about to leave), no seed queued. Directories it cannot create or write: at once, where Node's
+ * recursive mkdir spun for ever. The real binary against a real redis-server.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,5 +86,51 @@ describe('shardline crawl --handler that cannot load', () => {
       stderr: `error: handler ./missing.mjs: no such file (${join(dir, 'missing.mjs')}); give the path of a .mjs, .js or .ts module\n`,
     });
     expect(existsSync(join(dataDir, 'redis'))).toBe(false);
+  });
+});
+
+describe('shardline crawl with directories it cannot use', () => {
+  it('a data directory behind a file, or under procfs, is one line', async () => {
+    const file = join(dir, 'typo.mjs');
+    const blocked = await runCliWith([
+      'crawl',
+      '--data-dir',
+      join(file, 'state'),
+      'https://example.com/',
+    ]);
+    expect({ code: blocked.code, stderr: blocked.stderr }).toEqual({
+      code: 1,
+      stderr: `error: cannot create the directory ${join(file, 'state', 'redis')} (ENOTDIR): give --data-dir a directory you can write to\n`,
+    });
+    if (!existsSync('/proc/self')) return;
+    const proc = await runCliWith([
+      'crawl',
+      '--data-dir',
+      '/proc/shardline',
+      'https://example.com/',
+    ]);
+    expect({ code: proc.code, stderr: proc.stderr }).toEqual({
+      code: 1,
+      stderr:
+        'error: cannot create the directory /proc/shardline/redis (ENOENT): give --data-dir a directory you can write to\n',
+    });
+  });
+
+  it('a WARC directory it cannot write is a usage error before the pod joins', async () => {
+    const result = await runCliWith([
+      'crawl',
+      '--redis',
+      server.url,
+      '--prefix',
+      'h3',
+      '--warc-dir',
+      join(dir, 'typo.mjs'),
+      'https://example.com/',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: WARC directory \(warcDir, --warc-dir\) .*typo\.mjs: cannot write there \(ENOTDIR\)\n$/,
+    );
+    expect(await redis.keys('h3:*')).toEqual([]);
   });
 });
