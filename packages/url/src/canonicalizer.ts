@@ -127,11 +127,13 @@ export class Canonicalizer {
     } catch {
       throw new UrlError(
         UrlErrorCode.INVALID,
-        baseText === undefined ? 'not a valid absolute URL' : 'not a valid URL reference',
+        baseText === undefined
+          ? `not a valid absolute URL${schemeHint(text)}`
+          : 'not a valid URL reference',
         text,
       );
     }
-    return this.#fromParsed(parsed, text);
+    return this.#fromParsed(parsed, text, baseText === undefined);
   }
 
   /** Like {@link Canonicalizer.canonicalize} but returns the error instead of throwing it. */
@@ -144,13 +146,18 @@ export class Canonicalizer {
     }
   }
 
-  #fromParsed(parsed: URL, input: string): CanonicalUrl {
+  #fromParsed(parsed: URL, input: string, absolute = false): CanonicalUrl {
     const protocol = parsed.protocol;
     let scheme: 'http' | 'https';
     if (protocol === 'https:') scheme = 'https';
     else if (protocol === 'http:') scheme = 'http';
     else {
-      throw new UrlError(UrlErrorCode.SCHEME, `scheme "${protocol}" is not http or https`, input);
+      const hint = absolute && HOST_PORT.test(input) ? schemeHint(input) : '';
+      throw new UrlError(
+        UrlErrorCode.SCHEME,
+        `scheme "${protocol}" is not http or https${hint}`,
+        input,
+      );
     }
     if (parsed.username !== '' || parsed.password !== '') {
       throw new UrlError(UrlErrorCode.CREDENTIALS, 'URL carries credentials', input);
@@ -248,4 +255,20 @@ function positiveInteger(name: string, value: unknown, fallback: number): number
     throw new UrlOptionsError(name, value, 'a positive integer');
   }
   return value;
+}
+
+/** `host:port…` with no scheme, which WHATWG reads as the scheme `host:` (`example.com:8080/a`). */
+const HOST_PORT = /^[^/:?#]+:\d+(?:[/?#]|$)/;
+
+/**
+ * ` (did you mean "https://example.com"?)` for what a person types as a URL without its scheme
+ * (`example.com`, `example.com:8080/a`): a host with a dot, or localhost, once `https://` is
+ * put in front. Empty for anything else.
+ */
+function schemeHint(text: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || !URL.canParse(`https://${text}`)) return '';
+  const { hostname } = new URL(`https://${text}`);
+  const labels = hostname.split('.');
+  if (labels.includes('') || (labels.length < 2 && hostname !== 'localhost')) return '';
+  return ` (did you mean ${JSON.stringify(`https://${text}`)}?)`;
 }

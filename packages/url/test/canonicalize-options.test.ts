@@ -291,3 +291,47 @@ describe('length bounds', () => {
     expect(tryCanonicalize(url, { maxInputChars: 50 }).ok).toBe(false);
   });
 });
+
+describe('a URL typed without its scheme', () => {
+  it('is refused with the URL it most likely meant', () => {
+    const reasons = Object.fromEntries(
+      ['example.com', 'www.example.com/a?b=1', 'example.com:8080/p', 'localhost:3000'].map(
+        (input) => [input, tryCanonicalize(input)],
+      ),
+    );
+    expect(reasons).toMatchObject({
+      'example.com': {
+        ok: false,
+        error: {
+          code: 'SHARDLINE_ERR_URL_INVALID',
+          reason: 'not a valid absolute URL (did you mean "https://example.com"?)',
+        },
+      },
+      'www.example.com/a?b=1': {
+        error: {
+          reason: 'not a valid absolute URL (did you mean "https://www.example.com/a?b=1"?)',
+        },
+      },
+      'example.com:8080/p': {
+        error: {
+          code: 'SHARDLINE_ERR_URL_SCHEME',
+          reason:
+            'scheme "example.com:" is not http or https (did you mean "https://example.com:8080/p"?)',
+        },
+      },
+      'localhost:3000': {
+        error: { reason: expect.stringMatching(/\(did you mean "https:\/\/localhost:3000"\?\)$/) },
+      },
+    });
+  });
+
+  it('guesses nothing for real schemes, single words, bad hosts or relative references', () => {
+    for (const input of ['mailto:x@y.z', 'z39.50r://x/', 'foo', 'example..com', 'http//x.com']) {
+      const result = tryCanonicalize(input);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.reason, input).not.toContain('did you mean');
+    }
+    const relative = tryCanonicalize('example.com', { base: 'https://a.test/dir/' });
+    expect(relative.ok && relative.value.url).toBe('https://a.test/dir/example.com');
+  });
+});

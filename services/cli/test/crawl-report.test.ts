@@ -177,4 +177,26 @@ describe('crawl failure reporting', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it('seeds typed without a scheme: the URL meant in each warning, then one line, exit 1', async () => {
+    const result = await runCliWith(
+      [
+        'crawl',
+        '--prefix',
+        'schemeless',
+        '--exit-when-idle',
+        'example.com',
+        '--idle-grace-ms',
+        '300',
+      ],
+      { env: { REDIS_URL: redis.url } },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'seed arg 1 rejected: not a valid absolute URL (did you mean \\"https://example.com\\"?)',
+    );
+    expect(result.stderr).toMatch(
+      /^error: nothing to fetch: every seed given was rejected \(1; the warnings above say why\)$/m,
+    );
+  }, 90_000);
 });

@@ -12,7 +12,6 @@ import {
   type CrawlerConfig,
   CrawlerError,
   CrawlerErrorCode,
-  CrawlOutcomeCode,
   type PodSettingOptions,
   PROCESS_SETTINGS,
   parseClusterNodes,
@@ -23,7 +22,7 @@ import pretty from 'pino-pretty';
 import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { startProgress } from '../lib/crawl-progress.js';
-import { CrawlReport, formatSummary, hintFor } from '../lib/crawl-report.js';
+import { CrawlReport, formatSummary, nothingFetchedMessage } from '../lib/crawl-report.js';
 import { clip } from '../lib/domains.js';
 import type { SeedCounts } from '../lib/seed-progress.js';
 import { type SeedSource, seedSources } from '../lib/seed-sources.js';
@@ -256,19 +255,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
     await embedded?.stop();
   }
   if (nothingFetched) {
-    const [top] = nothingFetched.errors();
-    const why = top
-      ? `: ${top[0]} (e.g. ${top[1].example}${top[1].error ? `: ${shortLine(top[1].error)}` : ''})`
-      : '';
-    // Pages that failed in the handler were fetched: say what stopped them.
-    const byHandler = top?.[0] === CrawlOutcomeCode.HANDLER;
-    const hint = byHandler
-      ? 'the page handler threw or ran past --handler-timeout-ms: fix the handler (--handler)'
-      : top && hintFor(top[0]);
-    const what = byHandler
-      ? 'no page from the seeds given got through the page handler'
-      : 'nothing could be fetched from the seeds given';
-    throw new CliError(CliErrorCode.NOTHING_FETCHED, `${what}${why}${hint ? `; ${hint}` : ''}`);
+    throw new CliError(CliErrorCode.NOTHING_FETCHED, nothingFetchedMessage(nothingFetched, seeded));
   }
 }
 
@@ -282,10 +269,4 @@ async function domainsLeft(pod: CrawlerPod): Promise<number | undefined> {
     pod.frontier.inspector.domainsWithWork(pod.id).catch(() => undefined),
     timeout,
   ]);
-}
-
-/** `text` on one line, cut at 200 characters: an error quoted in a one-line message. */
-function shortLine(text: string): string {
-  const line = text.replace(/\s*\n\s*/g, ' ');
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

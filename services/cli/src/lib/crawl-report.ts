@@ -11,6 +11,7 @@ import type { CrawlResult, PodStats } from '@shardline/crawler';
 import { CrawlOutcomeCode } from '@shardline/crawler/settings';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import type { SeedCounts } from './seed-progress.js';
 
 /** Hosts of one error code logged one by one; past them, a line per power of ten of the code. */
 export const HOSTS_LOGGED_PER_CODE = 20;
@@ -221,4 +222,34 @@ export function errorsText(report: CrawlReport): string {
     .slice(0, 3)
     .map(([code, c]) => `${code.replace(/^SHARDLINE_ERR_(FETCH_|CRAWLER_)?/, '')} ${c.count}`);
   return `errors ${total} (${parts.join(', ')}${codes.length > 3 ? ', …' : ''})`;
+}
+
+/**
+ * Why a crawl given seeds fetched nothing, in one line: every seed rejected (their lines were
+ * logged), pages the handler failed on (they were fetched), or the commonest fetch error with
+ * an example URL, its error text and what to do about it.
+ */
+export function nothingFetchedMessage(
+  report: CrawlReport,
+  seeded: Pick<SeedCounts, 'lines' | 'rejected'>,
+): string {
+  if (seeded.rejected === seeded.lines) {
+    return `nothing to fetch: every seed given was rejected (${seeded.rejected}; the warnings above say why)`;
+  }
+  const [top] = report.errors();
+  if (!top) return 'nothing could be fetched from the seeds given';
+  const [code, { example, error }] = top;
+  const why = `: ${code} (e.g. ${example}${error ? `: ${shortLine(error)}` : ''})`;
+  // Pages that failed in the handler were fetched: say what stopped them.
+  if (code === CrawlOutcomeCode.HANDLER) {
+    return `no page from the seeds given got through the page handler${why}; the page handler threw or ran past --handler-timeout-ms: fix the handler (--handler)`;
+  }
+  const hint = hintFor(code);
+  return `nothing could be fetched from the seeds given${why}${hint ? `; ${hint}` : ''}`;
+}
+
+/** `text` on one line, cut at 200 characters: an error quoted in a one-line message. */
+function shortLine(text: string): string {
+  const line = text.replace(/\s*\n\s*/g, ' ');
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
