@@ -27,6 +27,7 @@ export {
 export type { ScriptMode } from './function-loader.js';
 export type { FrontierLostRecord } from './identity.js';
 export { FrontierInspector } from './inspector.js';
+export { listenFailure } from './listen-failure.js';
 export { FRONTIER_LUA_INCLUDES, type LoadedScript, luaScripts } from './lua-scripts.js';
 export { notRedisReason, redisErrorCause } from './not-redis.js';
 export type {

@@ -3,12 +3,13 @@
  * environment, connects to Redis and serves until SIGTERM/SIGINT.
  */
 import { pathToFileURL } from 'node:url';
-import { RedisFrontier, redisLabel } from '@shardline/frontier';
+import { listenFailure, RedisFrontier, redisLabel } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { Cluster, Redis } from 'ioredis';
 import { ClusterRing } from './cluster-ring.js';
 import { type ClusterView, RegistryClusterView } from './cluster-view.js';
 import { type ApiConfig, loadApiConfig } from './config.js';
+import { ApiError, ApiErrorCode } from './errors.js';
 import { followingConnector, type RedisLocator } from './following-connector.js';
 import { watchRedisOutages } from './redis-outage.js';
 import { createApiServer } from './server.js';
@@ -91,7 +92,10 @@ export async function startApi(
     await server.listen({ host: config.host, port: config.port });
   } catch (error) {
     redis.disconnect();
-    throw error;
+    throw new ApiError(
+      ApiErrorCode.LISTEN,
+      `${listenFailure(config.host, config.port, error)}; choose another --port (API_PORT) or --host (API_HOST)`,
+    );
   }
   const address = server.server.address();
   const url =

@@ -106,6 +106,29 @@ describe('shardline api', () => {
     expect(ready.status).toBe(200);
   });
 
+  it('a port in use, or out of range, is one line: exit 1 and 2, never an internal error', async () => {
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    cleanups.push(() => new Promise<void>((done) => taken.close(() => done())));
+    const port = (taken.address() as AddressInfo).port;
+    const busy = await runCliWith([
+      'api',
+      '--redis',
+      'redis://127.0.0.1:1',
+      '--port',
+      String(port),
+    ]);
+    expect({ code: busy.code, stderr: busy.stderr }).toEqual({
+      code: 1,
+      stderr: `error: cannot listen on 127.0.0.1:${port}: the port is in use by another process; choose another --port (API_PORT) or --host (API_HOST)\n`,
+    });
+    const range = await runCliWith(['api', '--port', '70000']);
+    expect(range.code).toBe(2);
+    expect(range.stderr).toBe(
+      "error: option '--port <n>' argument '70000' is invalid. expected an integer from 0 to 65535.\n",
+    );
+  });
+
   it('without any Redis says so in one line and exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shardline-api-none-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

@@ -50,6 +50,8 @@ export const CrawlerErrorCode = {
   CONFIG: 'SHARDLINE_ERR_CRAWLER_CONFIG',
   /** Redis did not answer within `REDIS_CONNECT_TIMEOUT_MS` at start; the message names the URL and cause. */
   REDIS_UNREACHABLE: 'SHARDLINE_ERR_CRAWLER_REDIS_UNREACHABLE',
+  /** The health server could not bind `HEALTH_PORT` (in use, no such address…); the message says why. */
+  LISTEN: 'SHARDLINE_ERR_CRAWLER_LISTEN',
 } as const;
 
 export type CrawlerErrorCode = (typeof CrawlerErrorCode)[keyof typeof CrawlerErrorCode];

@@ -9,8 +9,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenFailure } from '@shardline/frontier';
 import type { Logger } from 'pino';
-import { invalidOption } from './errors.js';
+import { CrawlerError, CrawlerErrorCode, invalidOption } from './errors.js';
 
 const OWNER = 'HealthServerOptions';
 
@@ -108,9 +109,17 @@ export class HealthServer {
   async listen(): Promise<string> {
     const host = this.#o.host ?? '0.0.0.0';
     await new Promise<void>((resolve, reject) => {
-      this.#server.once('error', reject);
+      const refused = (error: Error) =>
+        reject(
+          new CrawlerError(
+            CrawlerErrorCode.LISTEN,
+            `health server: ${listenFailure(host, this.#o.port, error)}; choose another --health-port (HEALTH_PORT)`,
+            { cause: error },
+          ),
+        );
+      this.#server.once('error', refused);
       this.#server.listen(this.#o.port, host, () => {
-        this.#server.off('error', reject);
+        this.#server.off('error', refused);
         resolve();
       });
     });

@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { CrawlerErrorCode } from '../src/errors.js';
 import { CrawlerPod, HealthServer, isLoopback, servePodHealth } from '../src/index.js';
 
 let server: RedisServer;
@@ -136,6 +137,28 @@ describe('HealthServer in front of a pod', () => {
     expect((await call('GET', '/healthz')).status).toBe(503);
     // A second drain is idempotent.
     expect((await call('POST', '/drain')).status).toBe(200);
+  });
+});
+
+describe('HealthServer listen', () => {
+  it('names the address and the cause when the port is taken', async () => {
+    const ok = {
+      live: () => true,
+      ready: () => true,
+      ping: async () => 'PONG',
+      drain: async () => undefined,
+    };
+    const first = new HealthServer({ ...ok, port: 0, host: '127.0.0.1' });
+    await first.listen();
+    try {
+      const second = new HealthServer({ ...ok, port: first.port, host: '127.0.0.1' });
+      await expect(second.listen()).rejects.toMatchObject({
+        code: CrawlerErrorCode.LISTEN,
+        message: `health server: cannot listen on 127.0.0.1:${first.port}: the port is in use by another process; choose another --health-port (HEALTH_PORT)`,
+      });
+    } finally {
+      await first.close();
+    }
   });
 });
 

@@ -7,7 +7,7 @@
  * their deadline), so a resize hands no URL out twice while it is leased.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { CrawlRegistry, RedisFrontier } from '@shardline/frontier';
+import { CrawlRegistry, listenFailure, RedisFrontier } from '@shardline/frontier';
 import { Membership, MembershipReader } from '@shardline/membership';
 import { type Logger, pino } from 'pino';
 import { ADDRESS_SETTING } from './cluster-methods.js';
@@ -183,13 +183,8 @@ export class UrlFrontierNode {
  * EADDRINUSE …]": one line naming the address and the cause instead.
  */
 function listenError(host: string, port: number, error: Error): UrlFrontierError {
-  const cause = /EADDRINUSE/.test(error.message)
-    ? 'the port is in use by another process'
-    : /EADDRNOTAVAIL/.test(error.message)
-      ? 'no interface of this machine has that address'
-      : error.message;
   return new UrlFrontierError(
     UrlFrontierErrorCode.LISTEN,
-    `cannot listen on ${host}:${port}: ${cause}; choose another --port (--urlfrontier-port for up) or --host`,
+    `${listenFailure(host, port, error)}; choose another --port (--urlfrontier-port for up) or --host`,
   );
 }

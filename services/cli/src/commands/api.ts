@@ -4,12 +4,13 @@
  * Redis is found like every other command: `--redis`/`--redis-cluster`, REDIS_URL /
  * REDIS_CLUSTER_NODES, else the embedded Redis in `--data-dir` (of `shardline crawl`/`up`).
  */
-import { ApiConfigError, StaticClusterView } from '@shardline/api/reader';
+import { ApiConfigError, ApiErrorCode, StaticClusterView } from '@shardline/api/reader';
 import { RedisRobotsCache } from '@shardline/crawler/settings';
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { findEmbeddedRedis } from '../embedded-redis.js';
-import { usageError } from '../errors.js';
+import { CliError, CliErrorCode, usageError } from '../errors.js';
+import { integerIn } from '../lib/parse.js';
 import {
   embeddedRedisDir,
   type RedisFlags,
@@ -22,13 +23,6 @@ interface ApiFlags extends RedisFlags {
   host?: string;
   port?: number;
   pods?: string;
-}
-
-function port(value: string): number {
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n > 65535)
-    throw new Error(`expected a port 0-65535, got "${value}"`);
-  return n;
 }
 
 /** Registers `shardline api` on the program. */
@@ -50,7 +44,9 @@ export function registerApiCommand(program: Command): void {
       ),
   )
     .addOption(new Option('--host <address>', 'address to bind (default: API_HOST or 127.0.0.1)'))
-    .addOption(new Option('--port <n>', 'port (default: API_PORT or 8080)').argParser(port))
+    .addOption(
+      new Option('--port <n>', 'port (default: API_PORT or 8080)').argParser(integerIn(0, 65_535)),
+    )
     .addOption(
       new Option('--pods <ids>', 'fixed membership, comma-separated (default: the pod registry)'),
     )
@@ -95,6 +91,11 @@ export function registerApiCommand(program: Command): void {
           const cache = new RedisRobotsCache({ redis, prefix: config.keyPrefix });
           return (origin) => cache.get(origin);
         },
+      }).catch(async (error: unknown) => {
+        await embedded?.stop();
+        // A port in use, an address not on this machine: one line, not an internal error.
+        if ((error as { code?: string }).code !== ApiErrorCode.LISTEN) throw error;
+        throw new CliError(CliErrorCode.IO, (error as Error).message);
       });
       process.stdout.write(`shardline api listening on ${api.url}\n`);
       // Serve until asked to stop; the action's promise resolves once closed.

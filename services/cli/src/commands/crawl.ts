@@ -33,6 +33,7 @@ import {
   CONFIG_FLAG_HELP,
   intFlag,
   podOptionsFromFlags,
+  portFlag,
   settingHelp,
 } from '../local-cluster/crawl-flags.js';
 import { signalJoined } from '../local-cluster/ready-signal.js';
@@ -101,14 +102,14 @@ export function registerCrawlCommand(program: Command): void {
       settingHelp(redisConnectTimeoutMs),
       intFlag(redisConnectTimeoutMs.flag),
     )
-    .option(`--${healthPort.flag} <n>`, settingHelp(healthPort), intFlag(healthPort.flag))
+    .option(`--${healthPort.flag} <n>`, settingHelp(healthPort), portFlag(healthPort.flag))
     .option(
       '--data-dir <dir>',
       'shardline state directory: the embedded Redis keeps its data in <data-dir>/redis, WARC files go to <data-dir>/warc',
       './.shardline',
     )
     .option('--config <file>', CONFIG_FLAG_HELP)
-    .option('--redis-port <n>', 'embedded Redis port (default: a free one)', intFlag('redis-port'))
+    .option('--redis-port <n>', 'embedded Redis port (default: a free one)', portFlag('redis-port'))
     .option('--seeds-file <file>', 'file with one seed URL per line')
     .option('--progress', 'print a live progress line on stderr (default: when stderr is a TTY)')
     .option('--json', 'no human summary on stderr at the end (the JSON line on stdout stays)')
@@ -131,6 +132,9 @@ function withWarcDefault(settings: PodSettingOptions, dataDir: string): PodSetti
 function usage(error: unknown): unknown {
   if (error instanceof CrawlerError && error.code === CrawlerErrorCode.REDIS_UNREACHABLE) {
     return new CliError(CliErrorCode.REDIS_UNREACHABLE, error.message);
+  }
+  if (error instanceof CrawlerError && error.code === CrawlerErrorCode.LISTEN) {
+    return new CliError(CliErrorCode.IO, error.message);
   }
   const bad =
     error instanceof CrawlerError &&

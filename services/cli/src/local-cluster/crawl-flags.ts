@@ -45,9 +45,18 @@ function flagError(flag: string, value: string): SettingTextError {
 export const CONFIG_FLAG_HELP =
   'config file (YAML or JSON) of settings by option name, e.g. minDelayMs: 500 (env SHARDLINE_CONFIG, default shardline.yaml in --data-dir, then the working directory); precedence: flag > env > file > default';
 
-/** A flag's parser of a non-negative integer (`--health-port 8081`). */
+/** A flag's parser of a non-negative integer (`--redis-port 6380`). */
 export function intFlag(flag: string): (value: string) => number {
   return (value) => parseIntText(value, flagError(flag, value));
+}
+
+/** A flag's parser of a TCP port, 0-65535 (`--health-port 8081`). */
+export function portFlag(flag: string): (value: string) => number {
+  return (value) => {
+    const port = parseIntText(value, flagError(flag, value));
+    if (port > 65_535) throw flagError(flag, value)('a port number (0-65535)');
+    return port;
+  };
 }
 
 /** `<doc> (env <ENV>, default <value>)`: the help line of a setting. */
