@@ -237,3 +237,14 @@ describe('shardline ring plan', () => {
     }
   });
 });
+
+describe('shardline ring <unknown>', () => {
+  it('names the unknown word and the ring commands, not "too many arguments for show"', async () => {
+    const result = await runCli(['ring', 'locate', 'example.com']);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 2,
+      stderr:
+        'error: unknown ring command "locate": use show, owners or plan (shardline ring --help)\n',
+    });
+  });
+});

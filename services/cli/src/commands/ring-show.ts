@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { usageError } from '../errors.js';
 import { redisNowMs } from '../lib/domain-detail.js';
 import { writeJson } from '../lib/json-output.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
@@ -23,8 +24,16 @@ export function registerRingShowCommand(ring: Command, ctx: CliContext): void {
       .description(
         'the live ring: pods, weights, sessions, tokens, share of the keyspace and of live domains (default subcommand)',
       )
-      .option('--json', 'print one JSON document'),
-  ).action(async (flags: RingShowFlags) => {
+      .option('--json', 'print one JSON document')
+      // The default subcommand gets every word `ring` does not know: name it, not "show".
+      .allowExcessArguments(),
+  ).action(async (flags: RingShowFlags, command: Command) => {
+    const [unknown] = command.args;
+    if (unknown !== undefined) {
+      throw usageError(
+        `unknown ring command ${JSON.stringify(unknown)}: use show, owners or plan (shardline ring --help)`,
+      );
+    }
     await withSession(flags, async ({ reader, ownership, redis }) => {
       // One arc is enough: the CLI prints shares, not a drawing.
       const { arcs: _arcs, resolution: _resolution, ...shown } = await reader.ring(1);
