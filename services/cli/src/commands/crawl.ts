@@ -236,6 +236,10 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
       logger,
       beforeStart: async (pod) => {
         if (sources.length > 0) seeded = await seedPod(pod, sources, logger);
+        // Seeds were given and none was taken (a typo, no scheme): stop now, not idle for ever.
+        if (seeded.lines > 0 && seeded.rejected === seeded.lines) {
+          throw new CliError(CliErrorCode.NOTHING_FETCHED, nothingFetchedMessage(report, seeded));
+        }
       },
       onResult: report.observe,
       whileRunning: (pod) => {
