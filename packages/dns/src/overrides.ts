@@ -33,23 +33,36 @@ function invalid(spec: unknown, why: string): DnsError {
  * @throws DnsError `SHARDLINE_ERR_DNS_INVALID_OVERRIDE`
  */
 export function parseOverride(spec: string): ParsedOverride {
-  if (typeof spec !== 'string') throw invalid(spec, `not a string (${typeof spec})`);
+  const parsed = readOverride(spec);
+  if ('problem' in parsed) throw invalid(spec, parsed.problem);
+  return parsed;
+}
+
+/** What is wrong with an override spec (`no address after the host`), or undefined. */
+export function overrideProblem(spec: string): string | undefined {
+  const parsed = readOverride(spec);
+  return 'problem' in parsed ? parsed.problem : undefined;
+}
+
+function readOverride(spec: string): ParsedOverride | { problem: string } {
+  if (typeof spec !== 'string') return { problem: `not a string (${typeof spec})` };
   const colon = spec.indexOf(':');
-  if (colon <= 0) throw invalid(spec, 'no host before ":"');
+  if (colon < 0) return { problem: 'no address after the host' };
+  if (colon === 0) return { problem: 'no host before ":"' };
   let pattern = spec.slice(0, colon).toLowerCase();
   if (pattern.endsWith('.') && pattern.length > 1) pattern = pattern.slice(0, -1);
-  if (!PATTERN.test(pattern) || pattern.length > 253) throw invalid(spec, 'bad host pattern');
+  if (!PATTERN.test(pattern) || pattern.length > 253) return { problem: 'bad host pattern' };
 
   let rest = spec.slice(colon + 1);
   let port: number | undefined;
   const portMatch = /^(\d{1,5}):(.+)$/.exec(rest);
   if (portMatch && unbracket(portMatch[2] ?? '') !== undefined) {
     port = Number(portMatch[1]);
-    if (port < 1 || port > 65535) throw invalid(spec, `port ${port} out of range`);
+    if (port < 1 || port > 65535) return { problem: `port ${port} out of range` };
     rest = portMatch[2] ?? '';
   }
   const address = unbracket(rest);
-  if (address === undefined) throw invalid(spec, `"${rest}" is not an IP address`);
+  if (address === undefined) return { problem: `"${rest}" is not an IP address` };
   return port === undefined ? { pattern, address } : { pattern, address, port };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DnsErrorCode, parseOverride } from '../src/index.js';
+import { DnsErrorCode, overrideProblem, parseOverride } from '../src/index.js';
 import { OverrideTable } from '../src/overrides.js';
 
 describe('parseOverride', () => {
@@ -31,6 +31,19 @@ describe('parseOverride', () => {
   ])('rejects %j with INVALID_OVERRIDE', (spec) => {
     expect(() => parseOverride(spec)).toThrow(
       expect.objectContaining({ code: DnsErrorCode.INVALID_OVERRIDE }),
+    );
+  });
+});
+
+describe('overrideProblem', () => {
+  it('says what is wrong with a spec in words, and nothing for a good one', () => {
+    expect(overrideProblem('site1.test')).toBe('no address after the host');
+    expect(overrideProblem(':127.0.0.1')).toBe('no host before ":"');
+    expect(overrideProblem('site1.test:999.1.1.1')).toBe('"999.1.1.1" is not an IP address');
+    expect(overrideProblem('site1.test:0:127.0.0.1')).toBe('port 0 out of range');
+    expect(overrideProblem('site1.test:8080:127.0.0.1')).toBeUndefined();
+    expect(() => parseOverride('site1.test')).toThrow(
+      'invalid DNS override "site1.test": no address after the host; expected',
     );
   });
 });

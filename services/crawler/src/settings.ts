@@ -10,6 +10,8 @@
  * The flag and env names are a user contract: rename none of them.
  */
 import { hostname } from 'node:os';
+// The parser alone, not the resolver: this table is part of the CLI's light entry.
+import { overrideProblem } from '@shardline/dns/overrides';
 import {
   CRAWL_ID,
   crawlKeyPrefix,
@@ -132,6 +134,15 @@ export const POD_SETTINGS = {
     doc: 'DNS override host:port:addr (that port only) or host:addr or *.suffix:addr (only the ports of the seeds under it), repeatable or comma-separated',
     default: [],
     arg: 'host:addr',
+    refine: (specs) => {
+      for (const spec of specs) {
+        const problem = overrideProblem(spec);
+        if (problem !== undefined) {
+          return `host:address, host:port:address, *.suffix:address or host:[ipv6] entries (${JSON.stringify(spec)}: ${problem})`;
+        }
+      }
+      return undefined;
+    },
   },
   allowPrivateAddresses: {
     env: 'ALLOW_PRIVATE_ADDRESSES',

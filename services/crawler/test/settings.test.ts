@@ -305,6 +305,10 @@ describe('the settings table', () => {
     expect(() => resolvePodSettings({ resolve: 'a:1' as never })).toThrow(
       /resolve must be an array of strings; got "a:1" \(string\)/,
     );
+    // Each override is read when the pod is built, naming the one that is wrong and why.
+    expect(() => resolvePodSettings({ resolve: ['a.test:127.0.0.2', 'b.test'] })).toThrow(
+      'CrawlerPodOptions.resolve must be host:address, host:port:address, *.suffix:address or host:[ipv6] entries ("b.test": no address after the host)',
+    );
     expect(() => resolvePodSettings({ exitWhenIdle: 5 as never })).toThrow(
       /exitWhenIdle must be a boolean or \{ graceMs \}/,
     );
