@@ -269,10 +269,17 @@ function checkClient(options: { redis: unknown }): void {
   }
 }
 
+/**
+ * Whether `prefix` can prefix the frontier's keys: 1-131 of [A-Za-z0-9._:-]. 131 = a
+ * 64-character prefix, ':c:' and a 64-character crawl id (crawlKeyPrefix): a crawl's registry
+ * and counters are read through a prefix that long.
+ */
+export function isKeyPrefix(prefix: unknown): prefix is string {
+  return typeof prefix === 'string' && /^[A-Za-z0-9._:-]{1,131}$/.test(prefix);
+}
+
 function checkPrefix(prefix: unknown): string {
-  // 131 = a 64-character prefix, ':c:' and a 64-character crawl id (crawlKeyPrefix): a
-  // crawl's registry and counters are read through a prefix that long.
-  if (typeof prefix !== 'string' || !/^[A-Za-z0-9._:-]{1,131}$/.test(prefix)) {
+  if (!isKeyPrefix(prefix)) {
     throw new FrontierOptionsError('prefix', prefix, 'a string of 1-131 [A-Za-z0-9._:-]');
   }
   return prefix;

@@ -21,5 +21,6 @@ export { MembershipKeys } from './keys.js';
 export type { MemberInfo, PublishedSetting, PublishedSettings } from './member-info.js';
 export { Membership } from './membership.js';
 export type { MembershipFrontier, MembershipOptions } from './options.js';
+export { MAX_POD_WEIGHT } from './options.js';
 export { type MemberRecord, MembershipReader, type RegistryMember } from './reader.js';
 export type { MemberEntry, MembershipView, ReclaimKind } from './registry.js';

@@ -159,12 +159,24 @@ function common(options: MembershipOptions): {
   };
 }
 
+/** The greatest pod weight: a pod of weight w holds `vnodes × w` ring tokens. */
+export const MAX_POD_WEIGHT = 1000;
+
 /** Validates {@link MembershipOptions}; the error names the option, the value and its type. */
 export function resolveMembershipOptions(options: MembershipOptions): ResolvedMembershipOptions {
   const base = common(options);
   const weight = options.weight ?? 1;
-  if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0 || weight > 1000) {
-    throw new MembershipOptionsError('weight', weight, 'a finite number > 0 and ≤ 1000');
+  if (
+    typeof weight !== 'number' ||
+    !Number.isFinite(weight) ||
+    weight <= 0 ||
+    weight > MAX_POD_WEIGHT
+  ) {
+    throw new MembershipOptionsError(
+      'weight',
+      weight,
+      `a finite number > 0 and ≤ ${MAX_POD_WEIGHT}`,
+    );
   }
   const sessionTimeoutMs = int('sessionTimeoutMs', options.sessionTimeoutMs ?? 10_000, 100);
   const heartbeatMs = int(

@@ -142,6 +142,11 @@ describe('shardline crawl flags', () => {
     expect(() => podOptionsFromFlags(parseCrawlFlags(['--idle-grace-ms', '5']))).toThrow(
       '--idle-grace-ms needs --exit-when-idle',
     );
+    // A pino level the logger would refuse later, as an internal error: the flag's choices.
+    expect(options.get('--log-level')!.argChoices).toEqual(PROCESS_SETTINGS.logLevel.choices);
+    expect(() => parseUp(['--log-level', 'loud'])).toThrow(
+      "option '--log-level <value>' argument 'loud' is invalid. Allowed choices are fatal, error, warn, info, debug, trace, silent.",
+    );
   });
 });
 

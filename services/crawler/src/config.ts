@@ -41,8 +41,6 @@ export interface CrawlerConfig {
 /** How long the first Redis connection may take by default. */
 export const DEFAULT_REDIS_CONNECT_TIMEOUT_MS = 10_000;
 
-const LOG_LEVEL = /^(fatal|error|warn|info|debug|trace|silent)$/;
-
 /** The error of a malformed variable (or, for a name starting with `--`, flag). */
 function bad(name: string, value: string, expected: string): CrawlerError {
   const what = name.startsWith('--') ? name : `environment variable ${name}`;
@@ -162,9 +160,8 @@ function readLayer(layer: Layer): CrawlerConfig {
   }
   const level = processText('logLevel');
   if (level.text) {
-    if (!LOG_LEVEL.test(level.text)) {
-      throw level.fail('one of fatal, error, warn, info, debug, trace, silent');
-    }
+    const levels = PROCESS_SETTINGS.logLevel.choices;
+    if (!levels.includes(level.text)) throw level.fail(`one of ${levels.join(', ')}`);
     config.logLevel = level.text;
   }
   return config;

@@ -12,6 +12,8 @@ export interface ProcessSetting {
   defaultText: string;
   /** `shardline up` passes it to every pod. */
   shared?: boolean;
+  /** The only values it takes (the CLI's flags check them as the environment's are). */
+  choices?: readonly string[];
 }
 
 /**
@@ -49,6 +51,7 @@ export const PROCESS_SETTINGS = {
     flag: 'log-level',
     doc: 'pino level',
     defaultText: 'info',
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
     shared: true,
   },
 } satisfies Record<string, ProcessSetting>;

@@ -17,8 +17,10 @@ import {
   crawlKeyPrefix,
   DEFAULT_CRAWL,
   isCrawlId,
+  isKeyPrefix,
   MAX_CLAIM_LEAD_MS,
 } from '@shardline/frontier';
+import { MAX_POD_WEIGHT } from '@shardline/membership';
 import type { Setting, SettingKind, SettingValue } from './setting-kinds.js';
 import { CRAWL_CONTROL_SETTINGS } from './settings-crawl-control.js';
 import { FETCH_SETTINGS } from './settings-fetch.js';
@@ -48,6 +50,7 @@ export const POD_SETTINGS = {
     default: 1,
     minExclusive: true,
     arg: 'w',
+    refine: (weight) => (weight <= MAX_POD_WEIGHT ? undefined : `at most ${MAX_POD_WEIGHT}`),
   },
   sessionTimeoutMs: {
     env: 'SESSION_TIMEOUT_MS',
@@ -79,6 +82,7 @@ export const POD_SETTINGS = {
     kind: 'string',
     doc: 'Redis key prefix',
     default: 'sl',
+    refine: (prefix) => (isKeyPrefix(prefix) ? undefined : '1-131 characters of [A-Za-z0-9._:-]'),
   },
   /**
    * The frontier's scripts go as FCALLs of one Redis Function library by default (Redis 7.0+;

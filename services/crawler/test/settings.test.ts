@@ -299,6 +299,13 @@ describe('the settings table', () => {
       'CrawlerPodOptions.podWeight must be a finite number > 0; got 0 (number)',
     );
     expect(() => resolvePodSettings({ podId: 'a b' })).toThrow(/podId must be 1-128 characters/);
+    // The membership's and the frontier's own bounds, said before either is built.
+    expect(() => resolvePodSettings({ podWeight: 1e20 })).toThrow(
+      'CrawlerPodOptions.podWeight must be at most 1000; got 100000000000000000000 (number)',
+    );
+    expect(() => resolvePodSettings({ prefix: 'a b' })).toThrow(
+      'CrawlerPodOptions.prefix must be 1-131 characters of [A-Za-z0-9._:-]; got "a b" (string)',
+    );
     expect(() => resolvePodSettings({ leaseTimeoutMs: 900, heartbeatIntervalMs: 900 })).toThrow(
       /heartbeatIntervalMs must be an integer in \[1, leaseTimeoutMs = 900\); got 900/,
     );

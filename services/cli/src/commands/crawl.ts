@@ -113,7 +113,9 @@ export function registerCrawlCommand(program: Command): void {
     .option('--seeds-file <file>', 'file with one seed URL per line')
     .option('--progress', 'print a live progress line on stderr (default: when stderr is a TTY)')
     .option('--json', 'no human summary on stderr at the end (the JSON line on stdout stays)')
-    .option(`--${logLevel.flag} <level>`, settingHelp(logLevel));
+    .addOption(
+      new Option(`--${logLevel.flag} <level>`, settingHelp(logLevel)).choices(logLevel.choices),
+    );
   command.addHelpText('after', CRAWL_HELP_AFTER);
   addPodSettingFlags(command).action(
     async (seeds: string[], flags: CrawlFlags & Record<string, unknown>) => {

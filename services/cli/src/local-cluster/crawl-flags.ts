@@ -158,6 +158,8 @@ interface SharedFlag {
   kind: Setting['kind'] | 'text';
   arg: string;
   help: string;
+  /** The only values a process setting takes. */
+  choices?: readonly string[];
 }
 
 /** The flags `up` passes to every pod: all settings but a pod's own (id, JSONL file), in order. */
@@ -182,15 +184,29 @@ function sharedFlags(): SharedFlag[] {
     });
   const processFlags = Object.values(PROCESS_SETTINGS)
     .filter((s) => 'shared' in s && s.shared)
-    .map((s): SharedFlag => ({ flag: s.flag, kind: 'text', arg: 'value', help: settingHelp(s) }));
+    .map(
+      (s): SharedFlag => ({
+        flag: s.flag,
+        kind: 'text',
+        arg: 'value',
+        help: settingHelp(s),
+        ...('choices' in s ? { choices: s.choices } : {}),
+      }),
+    );
   return [...settings, ...processFlags];
 }
 
 /** Adds the passed-through crawl options to `command` (`up`), checked as `crawl` checks them. */
 export function addCrawlOptions(command: Command): Command {
-  for (const { flag, kind, arg, help } of sharedFlags()) {
+  for (const { flag, kind, arg, help, choices } of sharedFlags()) {
     if (kind === 'bool') {
       command.addOption(new Option(`--${flag}`, help).helpGroup(UP_GROUP));
+      continue;
+    }
+    if (choices) {
+      command.addOption(
+        new Option(`--${flag} <${arg}>`, help).choices(choices).helpGroup(UP_GROUP),
+      );
       continue;
     }
     const option = new Option(`--${flag} <${arg}>`, help);
