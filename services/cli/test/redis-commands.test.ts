@@ -130,4 +130,25 @@ describe('Redis-backed commands: help and connection', () => {
       'error: --redis: expected a redis:// or rediss:// URL, got "localhost:6379"\n',
     );
   });
+
+  it('a key prefix the frontier would refuse is a usage error on every command, flag or variable', async () => {
+    const results = await Promise.all(
+      COMMANDS.map((args) => runCliWith([...args, '--redis', server.url, '--prefix', 'a b'])),
+    );
+    results.forEach((result, i) => {
+      expect({ command: COMMANDS[i], code: result.code, stderr: result.stderr }).toEqual({
+        command: COMMANDS[i],
+        code: 2,
+        stderr:
+          "error: option '--prefix <prefix>' argument 'a b' is invalid. not a key prefix: use 1-131 characters of A-Z a-z 0-9 . _ : -.\n",
+      });
+    });
+    const fromEnv = await runCliWith(['stats', '--redis', server.url], {
+      env: { KEY_PREFIX: '%%' },
+    });
+    expect({ code: fromEnv.code, stderr: fromEnv.stderr }).toEqual({
+      code: 2,
+      stderr: 'error: KEY_PREFIX must be 1-131 characters of A-Z a-z 0-9 . _ : -, got "%%"\n',
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import { isCrawlId } from '@shardline/frontier';
+import { isCrawlId, isKeyPrefix } from '@shardline/frontier';
 import { InvalidArgumentError } from 'commander';
 
 /** Commander parser for an integer option within [min, max]. */
@@ -52,5 +52,15 @@ export const CRAWL_ID_HINT =
 /** Commander parser for `--crawl-id`. */
 export function crawlIdOption(value: string): string {
   if (!isCrawlId(value)) throw new InvalidArgumentError(`not a crawl id: ${CRAWL_ID_HINT}.`);
+  return value;
+}
+
+/** What a key prefix may be, for people. */
+export const KEY_PREFIX_HINT = '1-131 characters of A-Z a-z 0-9 . _ : -';
+
+/** Commander parser for `--prefix`: the frontier refuses other prefixes when it is built. */
+export function keyPrefixOption(value: string): string {
+  if (!isKeyPrefix(value))
+    throw new InvalidArgumentError(`not a key prefix: use ${KEY_PREFIX_HINT}.`);
   return value;
 }

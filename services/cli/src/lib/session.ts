@@ -13,6 +13,7 @@ import {
   crawlKeyPrefix,
   DEFAULT_CRAWL,
   isCrawlId,
+  isKeyPrefix,
   RedisFrontier,
 } from '@shardline/frontier';
 import { type Command, Option } from 'commander';
@@ -20,7 +21,13 @@ import type { Cluster, Redis } from 'ioredis';
 import { loadConfig } from '../config.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
 import { type Ownership, resolveOwnership } from './ownership.js';
-import { CRAWL_ID_HINT, crawlIdOption, podList } from './parse.js';
+import {
+  CRAWL_ID_HINT,
+  crawlIdOption,
+  KEY_PREFIX_HINT,
+  keyPrefixOption,
+  podList,
+} from './parse.js';
 import {
   connectRedis,
   isConnectionError,
@@ -53,7 +60,11 @@ export interface Session {
 /** Adds `--redis`, `--redis-cluster`, `--data-dir`, `--prefix`, `--crawl-id` and `--pods`. */
 export function withConnectionOptions(command: Command): Command {
   return withRedisOptions(command)
-    .addOption(new Option('--prefix <prefix>', 'frontier key prefix (env KEY_PREFIX, default sl)'))
+    .addOption(
+      new Option('--prefix <prefix>', 'frontier key prefix (env KEY_PREFIX, default sl)').argParser(
+        keyPrefixOption,
+      ),
+    )
     .addOption(
       new Option(
         '--crawl-id <id>',
@@ -115,9 +126,13 @@ export async function withSession<T>(
 ): Promise<T> {
   const env = loadConfig();
   const target = resolveRedisTarget(flags, env);
+  // --prefix is checked by its parser; the variable here, before anything connects.
+  const prefix = flags.prefix ?? env.keyPrefix ?? 'sl';
+  if (!isKeyPrefix(prefix)) {
+    throw usageError(`KEY_PREFIX must be ${KEY_PREFIX_HINT}, got ${JSON.stringify(prefix)}`);
+  }
   const connection = await connectRedis(target);
   try {
-    const prefix = flags.prefix ?? env.keyPrefix ?? 'sl';
     const crawlId = flags.crawlId ?? crawlIdFromEnv(env.crawlId ?? DEFAULT_CRAWL);
     const crawlPrefix = crawlKeyPrefix(prefix, crawlId);
     // The crawl's pods form its ring: their registry lives under the crawl's prefix.
