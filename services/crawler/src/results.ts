@@ -172,9 +172,11 @@ export class ResultSink<T extends object = CrawlResult> {
     if (options.jsonlPath !== undefined) {
       check.string(owner, 'jsonlPath', options.jsonlPath, '');
       this.#file = openJsonl(options.jsonlPath, options.jsonlLabel ?? 'JSONL file');
-      const onFileError = options.onFileError;
+      let told = false;
       this.#file.on('error', (error) => {
-        if (this.#errors === 0) onFileError?.(error);
+        // Once: a full disk fails every later write the same way (each is counted).
+        if (!told) options.onFileError?.(error);
+        told = true;
         this.#errors += 1;
         this.#lastError = error;
       });
