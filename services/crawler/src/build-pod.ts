@@ -224,6 +224,13 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
         jsonl: jsonlOptions(s.itemsJsonl, 'items', log),
       })
     : undefined;
+  if (!wantsHandler && s.itemsJsonl !== undefined) {
+    // Only a page handler pushes items: the file would stay empty without a word.
+    log.warn(
+      { itemsJsonl: s.itemsJsonl },
+      'items JSONL file given without a page handler (--handler): nothing pushes items, so it is not written',
+    );
+  }
   const enqueuer = new LinkEnqueuer({ frontier: writes, pod: s.podId, onWoken: poke });
   const completer = new Batcher(
     (items: CompleteItem[]) => writes.completeMany(completeSinceSent(items)),

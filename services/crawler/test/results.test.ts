@@ -73,6 +73,17 @@ describe('output files a pod cannot use are one error when it is built', () => {
     );
   });
 
+  it('says once that an items JSONL file without a page handler stays unwritten', () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const path = join(dir, 'unused', 'items.jsonl');
+    new CrawlerPod({ redis, logger, itemsJsonl: path });
+    expect(lines.map((line) => JSON.parse(line).msg)).toEqual([
+      'items JSONL file given without a page handler (--handler): nothing pushes items, so it is not written',
+    ]);
+    expect(existsSync(path)).toBe(false);
+  });
+
   it('a WARC directory in the way of a file, or under procfs (where Node 20 spun for ever)', () => {
     expect(pod({ warcDir: join(dir, 'a-file') })).toThrow(
       expect.objectContaining({
