@@ -147,3 +147,11 @@ export const CrawlOutcomeCode = {
 } as const;
 
 export type CrawlOutcomeCode = (typeof CrawlOutcomeCode)[keyof typeof CrawlOutcomeCode];
+
+/**
+ * `text` on one line (each line break and the spaces around it become one space): an error
+ * quoted in a result, a dead letter or a one-line CLI message is read as one line.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}

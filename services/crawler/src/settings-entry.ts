@@ -25,6 +25,7 @@ export {
   CrawlerErrorCode,
   CrawlOutcomeCode,
   FetchErrorCode,
+  oneLine,
 } from './errors.js';
 export { PROCESS_SETTINGS, type ProcessSetting } from './process-settings.js';
 export { RedisRobotsCache, type RedisRobotsCacheOptions } from './robots-cache.js';

@@ -8,7 +8,7 @@
  * What it remembers per host is bounded.
  */
 import type { CrawlResult, PodStats } from '@shardline/crawler';
-import { CrawlOutcomeCode } from '@shardline/crawler/settings';
+import { CrawlOutcomeCode, oneLine } from '@shardline/crawler/settings';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { SeedCounts } from './seed-progress.js';
@@ -250,6 +250,6 @@ export function nothingFetchedMessage(
 
 /** `text` on one line, cut at 200 characters: an error quoted in a one-line message. */
 function shortLine(text: string): string {
-  const line = text.replace(/\s*\n\s*/g, ' ');
+  const line = oneLine(text);
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

@@ -9,8 +9,11 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CrawlerError, CrawlerErrorCode } from '../errors.js';
+import { CrawlerError, CrawlerErrorCode, oneLine } from '../errors.js';
 import type { PageHandler } from './page-api.js';
+
+/** A TypeScript module, loaded through tsx. */
+const TYPESCRIPT = /\.[mc]?tsx?$/;
 
 /** The handler exported by `file`. Throws one clear `SHARDLINE_ERR_CRAWLER_CONFIG` error otherwise. */
 export async function loadHandler(file: string): Promise<PageHandler> {
@@ -25,7 +28,7 @@ export async function loadHandler(file: string): Promise<PageHandler> {
   }
   let module: { default?: unknown };
   try {
-    module = /\.[mc]?tsx?$/.test(path)
+    module = TYPESCRIPT.test(path)
       ? ((await (
           await tsImporter(file)
         )(url, import.meta.url)) as { default?: unknown })
@@ -34,7 +37,7 @@ export async function loadHandler(file: string): Promise<PageHandler> {
     if (error instanceof CrawlerError) throw error;
     throw new CrawlerError(
       CrawlerErrorCode.CONFIG,
-      `handler ${file}: cannot load it (${loadFailure(error, path)})`,
+      `handler ${file}: cannot load it (${loadFailure(error, path, url)})`,
       { cause: error },
     );
   }
@@ -65,10 +68,10 @@ function fileKind(path: string): 'file' | 'directory' | 'missing' {
  * location in Node 20's ESM loader: `node --check` prints it (`/path/h.mjs:3`), run only then.
  * A throw at the module's top level is located by its first frame in the file.
  */
-function loadFailure(error: unknown, path: string): string {
+function loadFailure(error: unknown, path: string, url: string): string {
   if (!(error instanceof Error)) return String(error);
-  const message = error.message.replace(/\s*\n\s*/g, ' ');
-  if (error.name === 'SyntaxError' && !/\.[mc]?tsx?$/.test(path)) {
+  const message = oneLine(error.message);
+  if (error.name === 'SyntaxError' && !TYPESCRIPT.test(path)) {
     const check = spawnSync(process.execPath, ['--check', path], {
       encoding: 'utf8',
       timeout: 10_000,
@@ -76,7 +79,6 @@ function loadFailure(error: unknown, path: string): string {
     const where = /^(.+:\d+)$/m.exec(check.stderr ?? '')?.[1];
     if (where) return `SyntaxError at ${basename(where)}: ${message}`;
   }
-  const url = pathToFileURL(path).href;
   const frame = error.stack?.split('\n').find((line) => line.includes(`${url}:`));
   const at = frame ? /:(\d+):(\d+)\)?$/.exec(frame) : null;
   return at ? `${message}, at ${basename(path)}:${at[1]}:${at[2]}` : message;

@@ -12,7 +12,7 @@
  */
 import { type EnqueueResult, LeaseLostError, type RedisFrontier } from '@shardline/frontier';
 import type { Logger } from 'pino';
-import { CrawlOutcomeCode } from '../errors.js';
+import { CrawlOutcomeCode, oneLine } from '../errors.js';
 import { checkEnqueue } from '../handlers/enqueue-args.js';
 import { checkItem, type ItemRecord, MAX_ITEMS_PER_PAGE } from '../handlers/items.js';
 import { type HandlerContext, Page, type PageHandler } from '../handlers/page-api.js';
@@ -110,11 +110,7 @@ export class HandlerStage implements LeaseStage {
         kind: 'fail',
         retryable: true,
         code: CrawlOutcomeCode.HANDLER,
-        // One line: a result's error and its dead letter's reason are read as one.
-        message: `page handler: ${error instanceof Error ? error.message : String(error)}`.replace(
-          /\s*\n\s*/g,
-          ' ',
-        ),
+        message: oneLine(`page handler: ${error instanceof Error ? error.message : String(error)}`),
       };
     }
     for (const item of items) this.#o.items.write(item);
