@@ -35,7 +35,7 @@ export type {
   FrontierInspectorOptions,
   FrontierOptions,
 } from './options.js';
-export { DEFAULT_MAX_PRIORITY, isKeyPrefix, MAX_REFETCH_MS } from './options.js';
+export { DEFAULT_MAX_PRIORITY, isKeyPrefix, KEY_PREFIX_RULE, MAX_REFETCH_MS } from './options.js';
 export type {
   CounterStats,
   DeadLetter,

@@ -270,17 +270,20 @@ function checkClient(options: { redis: unknown }): void {
 }
 
 /**
- * Whether `prefix` can prefix the frontier's keys: 1-131 of [A-Za-z0-9._:-]. 131 = a
+ * What can prefix the frontier's keys (and the registry's). 131 = a
  * 64-character prefix, ':c:' and a 64-character crawl id (crawlKeyPrefix): a crawl's registry
  * and counters are read through a prefix that long.
  */
+export const KEY_PREFIX_RULE = '1-131 characters of [A-Za-z0-9._:-]';
+
+/** See {@link KEY_PREFIX_RULE}. */
 export function isKeyPrefix(prefix: unknown): prefix is string {
   return typeof prefix === 'string' && /^[A-Za-z0-9._:-]{1,131}$/.test(prefix);
 }
 
 function checkPrefix(prefix: unknown): string {
   if (!isKeyPrefix(prefix)) {
-    throw new FrontierOptionsError('prefix', prefix, 'a string of 1-131 [A-Za-z0-9._:-]');
+    throw new FrontierOptionsError('prefix', prefix, KEY_PREFIX_RULE);
   }
   return prefix;
 }

@@ -1,6 +1,11 @@
 /** Options of {@link Membership} and their validation. */
 import { hostname } from 'node:os';
-import type { FrontierInspector, RedisFrontier } from '@shardline/frontier';
+import {
+  type FrontierInspector,
+  isKeyPrefix,
+  KEY_PREFIX_RULE,
+  type RedisFrontier,
+} from '@shardline/frontier';
 import { DEFAULT_VNODES } from '@shardline/ring';
 import type { Cluster, Redis } from 'ioredis';
 import { MembershipOptionsError } from './errors.js';
@@ -110,8 +115,6 @@ export interface ResolvedMembershipOptions {
 }
 
 const POD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-// 131 = a 64-character prefix, ':c:' and a 64-character crawl id (a crawl's own ring).
-const PREFIX = /^[A-Za-z0-9._:-]{1,131}$/;
 
 function int(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
@@ -145,9 +148,7 @@ function common(options: MembershipOptions): {
     throw new MembershipOptionsError('podId', options.podId, '1-128 characters of [A-Za-z0-9._:-]');
   }
   const prefix = options.prefix ?? 'sl';
-  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) {
-    throw new MembershipOptionsError('prefix', prefix, '1-131 characters of [A-Za-z0-9._:-]');
-  }
+  if (!isKeyPrefix(prefix)) throw new MembershipOptionsError('prefix', prefix, KEY_PREFIX_RULE);
   const f = options.frontier as unknown;
   if (f !== undefined && (typeof f !== 'object' || f === null || !('reindex' in f))) {
     throw new MembershipOptionsError('frontier', f, 'a RedisFrontier');

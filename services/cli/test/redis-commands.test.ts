@@ -140,7 +140,7 @@ describe('Redis-backed commands: help and connection', () => {
         command: COMMANDS[i],
         code: 2,
         stderr:
-          "error: option '--prefix <prefix>' argument 'a b' is invalid. not a key prefix: use 1-131 characters of A-Z a-z 0-9 . _ : -.\n",
+          "error: option '--prefix <prefix>' argument 'a b' is invalid. not a key prefix: use 1-131 characters of [A-Za-z0-9._:-].\n",
       });
     });
     const fromEnv = await runCliWith(['stats', '--redis', server.url], {
@@ -148,7 +148,7 @@ describe('Redis-backed commands: help and connection', () => {
     });
     expect({ code: fromEnv.code, stderr: fromEnv.stderr }).toEqual({
       code: 2,
-      stderr: 'error: KEY_PREFIX must be 1-131 characters of A-Z a-z 0-9 . _ : -, got "%%"\n',
+      stderr: 'error: KEY_PREFIX must be 1-131 characters of [A-Za-z0-9._:-], got "%%"\n',
     });
   });
 });

@@ -18,6 +18,7 @@ import {
   DEFAULT_CRAWL,
   isCrawlId,
   isKeyPrefix,
+  KEY_PREFIX_RULE,
   MAX_CLAIM_LEAD_MS,
 } from '@shardline/frontier';
 import { MAX_POD_WEIGHT } from '@shardline/membership';
@@ -82,7 +83,7 @@ export const POD_SETTINGS = {
     kind: 'string',
     doc: 'Redis key prefix',
     default: 'sl',
-    refine: (prefix) => (isKeyPrefix(prefix) ? undefined : '1-131 characters of [A-Za-z0-9._:-]'),
+    refine: (prefix) => (isKeyPrefix(prefix) ? undefined : KEY_PREFIX_RULE),
   },
   /**
    * The frontier's scripts go as FCALLs of one Redis Function library by default (Redis 7.0+;

@@ -1,4 +1,4 @@
-import { isCrawlId, isKeyPrefix } from '@shardline/frontier';
+import { isCrawlId, isKeyPrefix, KEY_PREFIX_RULE } from '@shardline/frontier';
 import { InvalidArgumentError } from 'commander';
 
 /** Commander parser for an integer option within [min, max]. */
@@ -55,12 +55,9 @@ export function crawlIdOption(value: string): string {
   return value;
 }
 
-/** What a key prefix may be, for people. */
-export const KEY_PREFIX_HINT = '1-131 characters of A-Z a-z 0-9 . _ : -';
-
 /** Commander parser for `--prefix`: the frontier refuses other prefixes when it is built. */
 export function keyPrefixOption(value: string): string {
   if (!isKeyPrefix(value))
-    throw new InvalidArgumentError(`not a key prefix: use ${KEY_PREFIX_HINT}.`);
+    throw new InvalidArgumentError(`not a key prefix: use ${KEY_PREFIX_RULE}.`);
   return value;
 }

@@ -14,6 +14,7 @@ import {
   DEFAULT_CRAWL,
   isCrawlId,
   isKeyPrefix,
+  KEY_PREFIX_RULE,
   RedisFrontier,
 } from '@shardline/frontier';
 import { type Command, Option } from 'commander';
@@ -21,13 +22,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { loadConfig } from '../config.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
 import { type Ownership, resolveOwnership } from './ownership.js';
-import {
-  CRAWL_ID_HINT,
-  crawlIdOption,
-  KEY_PREFIX_HINT,
-  keyPrefixOption,
-  podList,
-} from './parse.js';
+import { CRAWL_ID_HINT, crawlIdOption, keyPrefixOption, podList } from './parse.js';
 import {
   connectRedis,
   isConnectionError,
@@ -129,7 +124,7 @@ export async function withSession<T>(
   // --prefix is checked by its parser; the variable here, before anything connects.
   const prefix = flags.prefix ?? env.keyPrefix ?? 'sl';
   if (!isKeyPrefix(prefix)) {
-    throw usageError(`KEY_PREFIX must be ${KEY_PREFIX_HINT}, got ${JSON.stringify(prefix)}`);
+    throw usageError(`KEY_PREFIX must be ${KEY_PREFIX_RULE}, got ${JSON.stringify(prefix)}`);
   }
   const connection = await connectRedis(target);
   try {
