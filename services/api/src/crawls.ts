@@ -14,6 +14,7 @@ import { MembershipReader } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 import { ClusterRing } from './cluster-ring.js';
 import { RegistryClusterView } from './cluster-view.js';
+import { ApiErrorCode, HttpError } from './errors.js';
 import { StatsReader } from './stats-reader.js';
 
 /** Most crawls listed (the registry is small; this bounds one answer). */
@@ -72,31 +73,42 @@ export interface CrawlScope {
 /**
  * The {@link CrawlScope} of each crawl (`?crawl=`): its frontier counters and its own ring
  * (its pods' registry). The default crawl's is the server's own; the others are built once
- * each.
+ * each. A crawl that never wrote a key is answered 404, not with zeros: a mistyped id would
+ * otherwise read as an empty crawl.
  */
 export class CrawlReaders {
   readonly #redis: Redis | Cluster;
   readonly #prefix: string;
   readonly #default: CrawlScope;
+  readonly #registry: CrawlRegistry;
   readonly #scopes = new Map<string, CrawlScope>();
 
   constructor(redis: Redis | Cluster, prefix: string, defaultScope: CrawlScope) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#default = defaultScope;
+    this.#registry = new CrawlRegistry({ redis, prefix });
   }
 
-  /** The reader of `crawlId` (already validated by the route schema). */
-  of(crawlId: string | undefined): StatsReader {
-    return this.scope(crawlId).reader;
+  /** The reader of `crawlId` (already validated by the route schema); 404 when unknown. */
+  async of(crawlId: string | undefined): Promise<StatsReader> {
+    return (await this.scope(crawlId)).reader;
   }
 
-  /** Reader, frontier and ring of `crawlId` (already validated by the route schema). */
-  scope(crawlId: string | undefined): CrawlScope {
+  /** Reader, frontier and ring of `crawlId` (already validated by the route schema); 404 when unknown. */
+  async scope(crawlId: string | undefined): Promise<CrawlScope> {
     if (crawlId === undefined || crawlId === DEFAULT_CRAWL) return this.#default;
+    // Asked each time (one HGET): a crawl deleted since stays unknown, not cached as known.
+    if ((await this.#registry.get(crawlId)) === null) {
+      throw new HttpError(
+        404,
+        ApiErrorCode.UNKNOWN_CRAWL,
+        `unknown crawl ${JSON.stringify(crawlId)}: nothing of it is in this frontier (prefix ${JSON.stringify(this.#prefix)}); GET /v1/crawls lists the crawls`,
+      );
+    }
     let scope = this.#scopes.get(crawlId);
     if (!scope) {
-      // Bounded by the registry's size in practice; a typo'd id costs one small entry.
+      // Bounded by the registry's size (only known crawls get here).
       if (this.#scopes.size >= MAX_CRAWLS_LISTED) this.#scopes.clear();
       const redis = this.#redis;
       const view = new RegistryClusterView(redis, crawlKeyPrefix(this.#prefix, crawlId));

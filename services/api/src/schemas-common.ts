@@ -24,7 +24,7 @@ export const crawlParam = {
   type: 'string',
   pattern: CRAWL_ID.source,
   description:
-    'the crawl (namespace) to read, as given to --crawl-id (1-64 of a-z 0-9 . _ -, starting with a letter or digit); absent: the default crawl',
+    'the crawl (namespace) to read, as given to --crawl-id (1-64 of a-z 0-9 . _ -, starting with a letter or digit); absent: the default crawl; a crawl that never wrote a key is answered 404 (SHARDLINE_ERR_API_UNKNOWN_CRAWL)',
 } as const;
 
 /** A querystring of only `crawl`. */

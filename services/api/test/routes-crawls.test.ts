@@ -96,6 +96,36 @@ describe('crawls in the API', () => {
     }
   });
 
+  it('answers 404 naming the crawl for a well-formed id that never wrote a key, on every read and action', async () => {
+    const deepest = fx.domains[0]!.domain;
+    for (const path of [
+      '/v1/stats?crawl=nwes',
+      '/v1/pods?crawl=nwes',
+      '/v1/ring?crawl=nwes',
+      '/v1/domains?crawl=nwes',
+      `/v1/domains/${deepest}?crawl=nwes`,
+      '/v1/dead-letters?crawl=nwes',
+      `/v1/ring/locate?domain=${deepest}&crawl=nwes`,
+      `/v1/domains/${deepest}/inspect?crawl=nwes`,
+    ]) {
+      const r = await call(fx.base, path);
+      expect(r.status, path).toBe(404);
+      expect(r.body.code, path).toBe('SHARDLINE_ERR_API_UNKNOWN_CRAWL');
+      expect(r.body.message, path).toMatch(/unknown crawl "nwes".*GET \/v1\/crawls/);
+    }
+    const pause = await call(fx.base, `/v1/domains/${deepest}/pause?crawl=nwes`, {
+      method: 'POST',
+      token: TOKEN,
+    });
+    expect(pause.status).toBe(404);
+    expect(pause.body.code).toBe('SHARDLINE_ERR_API_UNKNOWN_CRAWL');
+    // Nothing was written for the mistyped crawl: it is still not listed.
+    const listed = (await call(fx.base, '/v1/crawls')).body.crawls.map(
+      (c: { crawlId: string }) => c.crawlId,
+    );
+    expect(listed).toEqual(['default', 'news']);
+  });
+
   it('exports per-crawl gauges', async () => {
     const { body } = await call(fx.base, '/metrics');
     expect(body).toMatch(/^shardline_crawl_queue_depth\{crawl="news"\} 3$/m);

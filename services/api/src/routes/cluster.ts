@@ -24,10 +24,10 @@ export function registerClusterRoutes(app: FastifyInstance, ctx: RouteContext): 
           "Frontier-wide counters (eventually consistent sums) and cluster totals of one crawl (`crawl`; the default crawl without it). A crawl's pods form its own ring.",
         tags: ['stats'],
         querystring: crawlQuery,
-        response: { 200: statsResponse, ...errors(400, 503) },
+        response: { 200: statsResponse, ...errors(400, 404, 503) },
       },
     },
-    (request) => ctx.readers.of(request.query.crawl).stats(),
+    async (request) => (await ctx.readers.of(request.query.crawl)).stats(),
   );
 
   app.get(
@@ -53,10 +53,10 @@ export function registerClusterRoutes(app: FastifyInstance, ctx: RouteContext): 
           'Each member (and each pod that still has counters): its counters, due-index size, ring share and owned domains.',
         tags: ['stats'],
         querystring: crawlQuery,
-        response: { 200: podsResponse, ...errors(400, 503) },
+        response: { 200: podsResponse, ...errors(400, 404, 503) },
       },
     },
-    (request) => ctx.readers.of(request.query.crawl).pods(),
+    async (request) => (await ctx.readers.of(request.query.crawl)).pods(),
   );
 
   app.get<{ Querystring: { resolution: number; crawl?: string } }>(
@@ -68,9 +68,9 @@ export function registerClusterRoutes(app: FastifyInstance, ctx: RouteContext): 
           'Members with token counts, keyspace share and share of live domains, and the circle folded into arcs for drawing.',
         tags: ['stats'],
         querystring: ringQuery,
-        response: { 200: ringResponse, ...errors(400, 503) },
+        response: { 200: ringResponse, ...errors(400, 404, 503) },
       },
     },
-    (request) => ctx.readers.of(request.query.crawl).ring(request.query.resolution),
+    async (request) => (await ctx.readers.of(request.query.crawl)).ring(request.query.resolution),
   );
 }

@@ -24,13 +24,15 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
           "One page of one of the frontier's domain indexes (`sort`: `depth` URLs queued, `fetched` URLs fetched, `errors` failed attempts + dead letters); pass `nextCursor` back as `cursor` for the next page. `fetched` and `errors` list the domains that have any.",
         tags: ['domains'],
         querystring: domainsQuery,
-        response: { 200: domainsResponse, ...errors(400, 503) },
+        response: { 200: domainsResponse, ...errors(400, 404, 503) },
       },
     },
-    (request) =>
-      ctx.readers
-        .of(request.query.crawl)
-        .domains(request.query.sort, request.query.limit, request.query.cursor),
+    async (request) =>
+      (await ctx.readers.of(request.query.crawl)).domains(
+        request.query.sort,
+        request.query.limit,
+        request.query.cursor,
+      ),
   );
 
   app.get<{ Params: { domain: string }; Querystring: { crawl?: string } }>(
@@ -46,7 +48,7 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
         response: { 200: domainResponse, ...errors(400, 404, 503) },
       },
     },
-    (request) => ctx.readers.of(request.query.crawl).domain(request.params.domain),
+    async (request) => (await ctx.readers.of(request.query.crawl)).domain(request.params.domain),
   );
 
   app.get<{
@@ -63,10 +65,12 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
         response: { 200: deadLettersResponse, ...errors(400, 404, 503) },
       },
     },
-    (request) =>
-      ctx.readers
-        .of(request.query.crawl)
-        .deadLetters(request.query.domain, request.query.limit, request.query.cursor),
+    async (request) =>
+      (await ctx.readers.of(request.query.crawl)).deadLetters(
+        request.query.domain,
+        request.query.limit,
+        request.query.cursor,
+      ),
   );
 
   for (const action of ['pause', 'resume'] as const) {
@@ -89,7 +93,7 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
       },
       async (request) => {
         const { domain } = request.params;
-        const { reader, frontier, cluster } = ctx.readers.scope(request.query.crawl);
+        const { reader, frontier, cluster } = await ctx.readers.scope(request.query.crawl);
         await reader.requireDomain(domain);
         // The frontier pins/re-scores the domain's hosts in its owner's due index.
         await cluster.snapshot();

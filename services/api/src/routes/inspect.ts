@@ -37,12 +37,12 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
           "Its ring position (fraction of 2^64) and its owner on the current ring (of the crawl `crawl`'s pods).",
         tags: ['stats'],
         querystring: locateQuery,
-        response: { 200: locateResponse, ...errors(400, 503) },
+        response: { 200: locateResponse, ...errors(400, 404, 503) },
       },
     },
     async (request) => {
       const domain = request.query.domain;
-      const snapshot = await ctx.readers.scope(request.query.crawl).cluster.snapshot();
+      const snapshot = await (await ctx.readers.scope(request.query.crawl)).cluster.snapshot();
       const { ring } = snapshot;
       return {
         domain,
@@ -67,7 +67,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
     },
     async (request) => {
       const domain = request.params.domain;
-      const { reader, frontier, cluster } = ctx.readers.scope(request.query.crawl);
+      const { reader, frontier, cluster } = await ctx.readers.scope(request.query.crawl);
       await reader.requireDomain(domain);
       const inspector = frontier.inspector;
       const [stats, snapshot, letters, kept, history] = await Promise.all([
@@ -149,7 +149,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
     },
     async (request) => {
       const domain = request.params.domain;
-      const { reader, frontier, cluster } = ctx.readers.scope(request.query.crawl);
+      const { reader, frontier, cluster } = await ctx.readers.scope(request.query.crawl);
       await reader.requireDomain(domain);
       // The frontier files the requeued hosts under today's owner.
       await cluster.snapshot();
