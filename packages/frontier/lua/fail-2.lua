@@ -11,7 +11,7 @@
   ARGV[3] holder pod id
   ARGV[4] retryable: '1' | '0'
   ARGV[5] Retry-After (ms from now); 0 = none. Pushes the host's next_allowed_at.
-  ARGV[6] reason (short text, no tabs)
+  ARGV[6] reason (short text, no tabs; its message after a line feed, see codec.ts)
   ARGV[7] HTTP status (0 = none)
   ARGV[8] max retries
   ARGV[9] backoff base (ms): backoff = min(max, base x 2^(consecutive failures-1)) x

@@ -160,9 +160,34 @@ export function parseDueMeta(meta: string | null | undefined): {
   return { seq: Number(seq), pinnedUntilMs: Number(pin) };
 }
 
-/** A dead-letter row: `<host>\t<level>\t<reason>\t<status>\t<atMs>\t<entry>`. */
+/** Longest failure message kept with a dead letter (characters). */
+export const MAX_FAIL_MESSAGE = 300;
+
+/** Longest failure reason kept (characters). */
+const MAX_FAIL_REASON = 200;
+
+/** Text with tabs and line breaks as spaces (a row's fields are tab-separated), at most `max` long. */
+function rowText(text: string, max: number): string {
+  return text.replace(/[\t\r\n]/g, ' ').slice(0, max);
+}
+
+/**
+ * A dead letter's reason field: the reason, then its message after a line feed (neither
+ * holds one, so the split is exact, and rows written before messages were kept read back
+ * with an empty message).
+ */
+export function packFailReason(reason: string, message: string | undefined): string {
+  const text = rowText(reason, MAX_FAIL_REASON);
+  const words = message === undefined ? '' : rowText(message, MAX_FAIL_MESSAGE).trim();
+  return words === '' ? text : `${text}\n${words}`;
+}
+
+/** A dead-letter row: `<host>\t<level>\t<reason>[\n<message>]\t<status>\t<atMs>\t<entry>`. */
 export function unpackDeadLetter(domain: string, row: string): DeadLetter {
-  const [host = '', level = '0', reason = '', status = '0', at = '0'] = row.split('\t', 5);
+  const [host = '', level = '0', field = '', status = '0', at = '0'] = row.split('\t', 5);
+  const cut = field.indexOf('\n');
+  const reason = cut < 0 ? field : field.slice(0, cut);
+  const message = cut < 0 ? '' : field.slice(cut + 1);
   let rest = row;
   for (let i = 0; i < 5; i++) rest = rest.slice(rest.indexOf('\t') + 1);
   const e = unpackEntry(rest);
@@ -174,6 +199,7 @@ export function unpackDeadLetter(domain: string, row: string): DeadLetter {
     depth: e.depth,
     attempt: e.attempt,
     reason,
+    message,
     status: Number(status),
     atMs: Number(at),
     meta: e.meta,

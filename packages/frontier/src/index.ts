@@ -1,5 +1,5 @@
 export { MAX_CLAIM_LEAD_MS } from './claims.js';
-export { parseLeaseId } from './codec.js';
+export { MAX_FAIL_MESSAGE, parseLeaseId } from './codec.js';
 export type { BackgroundErrorCounts } from './context.js';
 export { CRAWL_ID, crawlKeyPrefix, DEFAULT_CRAWL, isCrawlId } from './crawl-id.js';
 export {

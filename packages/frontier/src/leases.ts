@@ -5,7 +5,7 @@
  * index in the same round trip and its new score and the counters written in the next.
  */
 import { asArray, checkPod } from './checks.js';
-import { dueMember, packValidators, parseLeaseId } from './codec.js';
+import { dueMember, packFailReason, packValidators, parseLeaseId } from './codec.js';
 import type { FrontierContext } from './context.js';
 import { Counters } from './counters.js';
 import { type DueIndex, IndexBatch } from './due-index.js';
@@ -147,15 +147,17 @@ export class Leases {
     if (!Number.isSafeInteger(durationMs) || durationMs < 0) {
       throw new FrontierArgumentError('durationMs', durationMs, 'a non-negative integer');
     }
-    const reason = String(result.reason ?? 'error')
-      .replace(/[\t\r\n]/g, ' ')
-      .slice(0, 200);
+    const reason = String(result.reason ?? 'error');
+    if (result.message !== undefined && typeof result.message !== 'string') {
+      throw new FrontierArgumentError('message', result.message, 'a string');
+    }
+    const row = packFailReason(reason, result.message);
     const op: LeaseOp = {
       lease,
       args: [
         result.retryable ? '1' : '0',
         retryAfterMs,
-        reason,
+        row,
         result.status ?? 0,
         o.maxRetries,
         o.backoffBaseMs,

@@ -11,6 +11,8 @@ export interface DeadLetter {
   depth: number;
   attempt: number;
   reason: string;
+  /** What went wrong, in words (`FailResult.message`); '' when the failure gave none. */
+  message: string;
   status: number;
   atMs: number;
   meta: string;
@@ -157,6 +159,8 @@ export interface UrlStatus {
   meta?: string;
   /** `dead`: why. */
   reason?: string;
+  /** `dead`: what went wrong, in words ('' when the failure gave none). */
+  message?: string;
 }
 
 /** A lease out on a host, as `FrontierInspector.hostLeases` reads it. */

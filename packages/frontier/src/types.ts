@@ -218,6 +218,11 @@ export interface FailResult {
   /** Short reason for the dead letter, e.g. `timeout`, `http-503`, `robots`. */
   reason: string;
   /**
+   * What went wrong, in words (the error's message): kept with a dead letter next to
+   * `reason`, on one line, at most `MAX_FAIL_MESSAGE` (300) characters. @default none
+   */
+  message?: string;
+  /**
    * How long the failed request took (ms). With the adaptive delay on, a retryable failure
    * that was sent (5xx, 429, timeout, network error) doubles the host's adaptive delay, to
    * at least factor × this. @default 0

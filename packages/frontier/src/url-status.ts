@@ -158,6 +158,7 @@ async function locate(
       priority: dead.priority,
       meta: dead.meta,
       reason: dead.reason,
+      message: dead.message,
     };
   }
   return { state: budget > 0 ? 'done' : 'seen' };

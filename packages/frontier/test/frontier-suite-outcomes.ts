@@ -129,6 +129,54 @@ export function registerOutcomeTests({ connect, make, keysOf, claimNext }: Front
     expect(again).toMatchObject({ url: 'https://f.example/x', attempt: 1 });
   });
 
+  it("a dead letter keeps the failure's message on one line, bounded, and still counts by its code", async () => {
+    const f = make({ maxRetries: 0 });
+    // Three hosts of one domain: one lease each at once.
+    await f.enqueue(['https://a.msg.com/', 'https://b.msg.com/', 'https://c.msg.com/']);
+    const leases = (await f.claim({ pod: 'pod-a', max: 3 })).leases;
+    const byHost = new Map(leases.map((l) => [l.host[0], l]));
+    const code = 'SHARDLINE_ERR_HANDLER';
+    await f.fail(byHost.get('a')!, {
+      retryable: false,
+      reason: code,
+      message: 'page handler:\tTypeError: x\r\n  at y',
+    });
+    await f.fail(byHost.get('b')!, { retryable: false, reason: code, message: 'é'.repeat(400) });
+    await f.fail(byHost.get('c')!, { retryable: false, reason: 'http-410', status: 410 });
+    const letters = new Map((await f.inspector.deadLetters('msg.com')).map((l) => [l.host[0], l]));
+    expect(letters.get('a')).toMatchObject({
+      reason: code,
+      message: 'page handler: TypeError: x    at y',
+    });
+    expect(letters.get('b')).toMatchObject({ reason: code, message: 'é'.repeat(300) });
+    expect(letters.get('c')).toMatchObject({ reason: 'http-410', message: '', status: 410 });
+    expect(
+      await f.inspector.urlStatus({
+        url: 'https://a.msg.com/',
+        host: 'a.msg.com',
+        domain: 'msg.com',
+      }),
+    ).toMatchObject({
+      state: 'dead',
+      reason: code,
+      message: 'page handler: TypeError: x    at y',
+    });
+    // The message does not turn the code into an "other" error.
+    expect(await f.inspector.stats()).toMatchObject({ [`error:${code}`]: 2 });
+    // Requeued and failed again: the row is written afresh, the message with it.
+    expect(await f.requeueDeadLetters('msg.com')).toBe(3);
+    const again = (await f.claim({ pod: 'pod-a', max: 3 })).leases;
+    for (const lease of again) await f.fail(lease, { retryable: false, reason: 'timeout' });
+    expect((await f.inspector.deadLetters('msg.com')).map((l) => [l.reason, l.message])).toEqual([
+      ['timeout', ''],
+      ['timeout', ''],
+      ['timeout', ''],
+    ]);
+    await expect(
+      f.fail(again[0]!, { retryable: false, reason: 'x', message: 5 as unknown as string }),
+    ).rejects.toMatchObject({ code: 'SHARDLINE_ERR_FRONTIER_ARGUMENT' });
+  });
+
   it('release gives a URL back untouched, at the front', async () => {
     const f = make();
     await f.enqueue(['https://r.example/1', 'https://r.example/2']);

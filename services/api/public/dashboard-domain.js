@@ -10,6 +10,7 @@ import {
   ms,
   pct,
   podName,
+  reasonText,
   row,
   STATUS_TEXT,
   withCrawl,
@@ -93,7 +94,7 @@ function drawDomainPage(d) {
       ...d.deadLetters.map((l) =>
         row([
           { text: l.url, cls: 'text head-url', title: l.url },
-          { text: l.reason, cls: 'text' },
+          { text: reasonText(l), cls: 'text head-url', title: reasonText(l) },
           { text: l.status ? String(l.status) : '–' },
           { text: String(l.attempt) },
           { text: new Date(l.atMs).toLocaleTimeString('en-GB') },

@@ -65,6 +65,11 @@ export async function getJson(path) {
   return response.json();
 }
 
+/** A dead letter's reason with its message: what the operator needs to act on. */
+export function reasonText(letter) {
+  return letter.message ? `${letter.reason}: ${letter.message}` : letter.reason;
+}
+
 export function row(cells) {
   const tr = el('tr');
   for (const cell of cells) {

@@ -12,6 +12,7 @@ import {
   pct,
   podName,
   rate,
+  reasonText,
   row,
   STATUS_TEXT,
   setCrawl,
@@ -121,7 +122,7 @@ function drawDead(dead) {
       row([
         { node: domainLink(l.domain) },
         { text: l.url, cls: 'text head-url', title: l.url },
-        { text: l.reason, cls: 'text' },
+        { text: reasonText(l), cls: 'text head-url', title: reasonText(l) },
         { text: l.status ? String(l.status) : '–' },
         { text: String(l.attempt) },
       ]),

@@ -19,6 +19,13 @@ export const domainStatus = {
     'paused: claims stopped by an operator; failing: attempts made and none fetched; backing-off: a host waits out a failure backoff; active: URLs queued or in flight; idle: nothing queued',
 } as const;
 
+/** A dead letter's `message`: the failure in words. */
+export const deadLetterMessage = {
+  type: 'string',
+  description:
+    "what went wrong, in words (the error's message, one line, at most 300 characters); '' when the failure gave none or was dead-lettered before messages were kept",
+} as const;
+
 /** `?crawl=`: the crawl (namespace) a read is about; the default crawl when absent. */
 export const crawlParam = {
   type: 'string',

@@ -1,5 +1,5 @@
 /** Schemas of the domain routes: the paged list, one domain, its dead letters, pause/resume. */
-import { crawlParam, domainParam, domainStatus } from './schemas-common.js';
+import { crawlParam, deadLetterMessage, domainParam, domainStatus } from './schemas-common.js';
 
 const integer = { type: 'integer', minimum: 0 } as const;
 
@@ -172,6 +172,7 @@ export const deadLettersResponse = {
           'depth',
           'attempt',
           'reason',
+          'message',
           'status',
           'atMs',
           'meta',
@@ -184,6 +185,7 @@ export const deadLettersResponse = {
           depth: integer,
           attempt: integer,
           reason: { type: 'string' },
+          message: deadLetterMessage,
           status: integer,
           atMs: integer,
           meta: { type: 'string' },

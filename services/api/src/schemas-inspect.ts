@@ -1,5 +1,5 @@
 /** Schemas of the dashboard's routes: ring lookup, the domain page, dead-letter requeue. */
-import { crawlParam, domainStatus } from './schemas-common.js';
+import { crawlParam, deadLetterMessage, domainStatus } from './schemas-common.js';
 
 const integer = { type: 'integer', minimum: 0 } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -111,10 +111,11 @@ export const inspectResponse = {
       maxItems: 10,
       items: {
         type: 'object',
-        required: ['url', 'reason', 'status', 'attempt', 'atMs'],
+        required: ['url', 'reason', 'message', 'status', 'attempt', 'atMs'],
         properties: {
           url: { type: 'string' },
           reason: { type: 'string' },
+          message: deadLetterMessage,
           status: integer,
           attempt: integer,
           atMs: integer,

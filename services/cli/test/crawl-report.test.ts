@@ -173,6 +173,23 @@ describe('crawl failure reporting', () => {
           },
         },
       });
+      // The dead letter keeps the handler's words, not only the code.
+      const env = { env: { REDIS_URL: redis.url } };
+      const letters = await runCliWith(
+        ['dead-letters', '127.0.0.1', '--prefix', 'handler', '--json'],
+        env,
+      );
+      expect(JSON.parse(letters.stdout).items).toMatchObject([
+        {
+          url: `http://127.0.0.1:${port}/h1`,
+          reason: 'SHARDLINE_ERR_HANDLER',
+          message: 'page handler: no title on this page',
+        },
+      ]);
+      const table = await runCliWith(['dead-letters', '127.0.0.1', '--prefix', 'handler'], env);
+      expect(table.stdout).toMatch(
+        /SHARDLINE_ERR_HANDLER .*\/h1 +page handler: no title on this page\n/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -117,6 +117,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
         deadLetters: letters.map((l) => ({
           url: l.url,
           reason: l.reason,
+          message: l.message,
           status: l.status,
           attempt: l.attempt,
           atMs: l.atMs,

@@ -99,6 +99,8 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
           { header: 'status', cell: (l) => l.status },
           { header: 'attempts', cell: (l) => l.attempt },
           { header: 'url', cell: (l) => l.url },
+          // Last: the failure in words (≤ 300 characters) may run past the screen.
+          { header: 'error', cell: (l) => l.message },
         ]),
       );
       if (page.total !== null && page.total > page.items.length) {

@@ -150,6 +150,7 @@ export class Settler {
     const fail: Parameters<RedisFrontier['fail']>[1] = {
       retryable: why.retryable,
       reason: why.code,
+      message: why.message,
       status: outcome?.status ?? 0,
       sent: why.sent ?? true,
     };
