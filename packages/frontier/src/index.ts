@@ -36,6 +36,12 @@ export type {
   FrontierOptions,
 } from './options.js';
 export { DEFAULT_MAX_PRIORITY, isKeyPrefix, KEY_PREFIX_RULE, MAX_REFETCH_MS } from './options.js';
+export {
+  PLAIN_PROBE_AFTER_MS,
+  PLAIN_REDIS_HINT,
+  plainRedisAnswers,
+  tlsRedisAddress,
+} from './plain-redis.js';
 export type {
   CounterStats,
   DeadLetter,

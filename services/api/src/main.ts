@@ -60,6 +60,7 @@ export async function startApi(
   const logOutagesTo = watchRedisOutages(
     redis,
     redisLabel({ url: config.redisUrl, clusterNodes: config.redisClusterNodes }),
+    config.redisClusterNodes ? undefined : config.redisUrl,
   );
   const cluster = new ClusterRing(view ?? new RegistryClusterView(redis, config.keyPrefix), {
     vnodes: config.ringVnodes,

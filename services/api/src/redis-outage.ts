@@ -4,16 +4,24 @@
  * one warning with its cause — `ECONNREFUSED`, or "not a Redis server: it answered
  * "HTTP/1.1 400 Bad Request"" for a URL that names the wrong port — and its end one line.
  */
-import { redisErrorCause } from '@shardline/frontier';
+import {
+  PLAIN_PROBE_AFTER_MS,
+  PLAIN_REDIS_HINT,
+  plainRedisAnswers,
+  redisErrorCause,
+  tlsRedisAddress,
+} from '@shardline/frontier';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Cluster, Redis } from 'ioredis';
 
 /**
  * Logs each outage of `redis` once. `log` is read at each event: the server's logger exists
  * only after the client does, so an outage that began before it is told when it is set
- * (call the returned function with it).
+ * (call the returned function with it). A `rediss://` URL (`url`) pointed at a Redis without
+ * TLS only ever times out: a second in, the port is asked in plain text, and the outage's
+ * cause says to use redis:// when a Redis answers there.
  */
-export function watchRedisOutages(redis: Redis | Cluster, label: string) {
+export function watchRedisOutages(redis: Redis | Cluster, label: string, url?: string) {
   let cause: string | undefined;
   let told = false;
   let log: FastifyBaseLogger | undefined;
@@ -34,6 +42,16 @@ export function watchRedisOutages(redis: Redis | Cluster, label: string) {
     cause = undefined;
     told = false;
   });
+  const tls = tlsRedisAddress(url);
+  // A function, not a narrowed property: the status changes across the await.
+  const ready = () => redis.status === 'ready';
+  if (tls) {
+    setTimeout(async () => {
+      if (ready() || !(await plainRedisAnswers(tls)) || ready()) return;
+      cause = PLAIN_REDIS_HINT;
+      tell();
+    }, PLAIN_PROBE_AFTER_MS).unref();
+  }
   return (logger: FastifyBaseLogger) => {
     log = logger;
     tell();

@@ -94,6 +94,23 @@ describe('shardline api', () => {
     );
   });
 
+  it('says once that a rediss:// URL names a Redis without TLS, long before a connect timeout', async () => {
+    redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const target = `rediss://127.0.0.1:${redis.port}`;
+    const { url, output } = await startApiCommand(['--redis', target, '--pods', 'pod-a']);
+    // ioredis gives up on the handshake only after 10 s, and then says only ETIMEDOUT.
+    await vi.waitFor(() => expect(output()).toContain('redis unreachable at'), { timeout: 8_000 });
+    const told = output()
+      .split('\n')
+      .filter((line) => line.includes('redis unreachable at'));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain(
+      `redis unreachable at ${target} (the TLS handshake got no answer, but a Redis without TLS answers PING on that port: use redis:// instead of rediss://)`,
+    );
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+  });
+
   it('finds the embedded Redis of shardline crawl/up through --data-dir', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shardline-api-cmd-'));
     const embedded = await startEmbeddedRedis({ dataDir: join(dir, 'redis') });

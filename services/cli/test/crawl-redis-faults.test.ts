@@ -96,6 +96,30 @@ describe('crawl against a server that is not Redis', () => {
       await new Promise((done) => http.close(done));
     }
   }, 60_000);
+
+  it('rediss:// at a Redis without TLS: exits 1 well before its connect timeout, saying to use redis://', async () => {
+    const server = await startRedis();
+    try {
+      // The TLS handshake is never answered: before, the pod waited out its whole timeout.
+      const cli = start(['crawl', 'http://a.test/'], {
+        REDIS_URL: `rediss://127.0.0.1:${server.port}`,
+        REDIS_CONNECT_TIMEOUT_MS: '600000',
+      });
+      const { code } = await cli.exited;
+      expect(code).toBe(1);
+      expect(
+        cli
+          .stderr()
+          .split('\n')
+          .filter((l) => l.startsWith('error: ')),
+      ).toEqual([
+        `error: cannot reach Redis at rediss://127.0.0.1:${server.port}: the TLS handshake got no answer, but a Redis without TLS answers PING on that port: use redis:// instead of rediss://`,
+      ]);
+      expect(hasStackTrace(cli.stderr())).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });
 
 describe('crawl when Redis goes away mid-crawl', () => {

@@ -94,6 +94,15 @@ describe('Redis-backed commands: help and connection', () => {
     }
   });
 
+  it('rediss:// at a Redis without TLS says to use redis://, exit 1', async () => {
+    const url = `rediss://127.0.0.1:${server.port}`;
+    const result = await runCliWith(['stats', '--redis', url]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: cannot reach Redis at ${url}: the TLS handshake got no answer, but a Redis without TLS answers PING on that port: use redis:// instead of rediss://\n`,
+    );
+  });
+
   it('without --redis or REDIS_URL: the embedded Redis of `shardline crawl` if its port file is there', async () => {
     const cwd = join(dir, 'with-embedded');
     const redisDir = join(cwd, '.shardline', 'redis');

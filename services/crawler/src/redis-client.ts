@@ -6,7 +6,15 @@
  * (the URL, the cause, the next delay) — never a stack per attempt. {@link waitForRedis}
  * bounds the first connection, so an unreachable Redis at start is one error, not a hang.
  */
-import { notRedisReason, redisErrorCause, redisLabel } from '@shardline/frontier';
+import {
+  notRedisReason,
+  PLAIN_PROBE_AFTER_MS,
+  PLAIN_REDIS_HINT,
+  plainRedisAnswers,
+  redisErrorCause,
+  redisLabel,
+  tlsRedisAddress,
+} from '@shardline/frontier';
 import { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { CrawlerError, CrawlerErrorCode } from './errors.js';
@@ -23,12 +31,21 @@ export interface RedisTarget {
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
 
+/**
+ * How long a disconnect waits for the socket to close before destroying it: ioredis's 2 s
+ * default held a pod that could not reach Redis 2 s past its error line, since a refused
+ * socket never emits 'close' again.
+ */
+const DISCONNECT_WAIT_MS = 200;
+
 /** The client plus the last connection error (for the give-up message). */
 export interface PodRedis {
   client: Redis | Cluster;
   label: string;
   /** The cause of the latest connection failure, if any. */
   lastCause(): string | undefined;
+  /** Host and port of a `rediss://` URL (see `tlsRedisAddress`), to ask in plain text. */
+  tlsAddress?: { host: string; port: number };
 }
 
 /** A connection to `target` (Cluster when it names nodes). Throws when it names neither. */
@@ -49,14 +66,18 @@ export function openPodRedis(target: RedisTarget, logger?: Logger): PodRedis {
   if (target.clusterNodes && target.clusterNodes.length > 0) {
     client = new Cluster([...target.clusterNodes], {
       clusterRetryStrategy: retry,
-      redisOptions: { maxRetriesPerRequest: null },
+      redisOptions: { maxRetriesPerRequest: null, disconnectTimeout: DISCONNECT_WAIT_MS },
     });
     client.on('node error', (error: unknown) => {
       lastCause = redisErrorCause(error);
     });
   } else {
     if (!target.url) throw new Error('createRedisClient: neither url nor clusterNodes given');
-    client = new Redis(target.url, { maxRetriesPerRequest: null, retryStrategy: retry });
+    client = new Redis(target.url, {
+      maxRetriesPerRequest: null,
+      retryStrategy: retry,
+      disconnectTimeout: DISCONNECT_WAIT_MS,
+    });
   }
   // Without a listener ioredis prints every error itself; the retry strategy reports them.
   client.on('error', (error: unknown) => {
@@ -75,13 +96,15 @@ export function openPodRedis(target: RedisTarget, logger?: Logger): PodRedis {
       logger?.info({ redis: label }, `redis reachable again at ${label}`);
     lastCause = undefined;
   });
-  return { client, label, lastCause: () => lastCause };
+  const tlsAddress = target.clusterNodes?.length ? undefined : tlsRedisAddress(target.url);
+  return { client, label, lastCause: () => lastCause, ...(tlsAddress ? { tlsAddress } : {}) };
 }
 
 /**
  * Resolves once `redis` is ready; rejects with `SHARDLINE_ERR_CRAWLER_REDIS_UNREACHABLE`
  * (naming the URL and the cause) after `timeoutMs`, at once when the server there answers in
- * another protocol (no retry makes it Redis), or at once when `signal` aborts.
+ * another protocol (no retry makes it Redis) or, for a `rediss://` URL, is a Redis without
+ * TLS, or at once when `signal` aborts.
  */
 export function waitForRedis(
   redis: PodRedis,
@@ -93,6 +116,7 @@ export function waitForRedis(
   return new Promise((resolve, reject) => {
     const done = (error?: Error) => {
       clearTimeout(timer);
+      clearTimeout(probeTimer);
       client.off('ready', onReady);
       client.off('error', onError);
       client.off('node error', onError);
@@ -127,6 +151,22 @@ export function waitForRedis(
           ),
         ),
       timeoutMs,
+    );
+    const address = redis.tlsAddress;
+    const probeTimer = setTimeout(
+      () => {
+        if (address === undefined) return;
+        void plainRedisAnswers(address).then((plain) => {
+          if (!plain || client.status === 'ready') return;
+          done(
+            new CrawlerError(
+              CrawlerErrorCode.REDIS_UNREACHABLE,
+              `cannot reach Redis at ${redis.label}: ${PLAIN_REDIS_HINT}`,
+            ),
+          );
+        });
+      },
+      Math.min(PLAIN_PROBE_AFTER_MS, timeoutMs / 2),
     );
     client.on('ready', onReady);
     client.on('error', onError);

@@ -9,7 +9,14 @@
 import { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { CrawlerError, parseClusterNodes } from '@shardline/crawler/settings';
-import { notRedisReason, redisLabel } from '@shardline/frontier';
+import {
+  notRedisReason,
+  PLAIN_PROBE_AFTER_MS,
+  PLAIN_REDIS_HINT,
+  plainRedisAnswers,
+  redisLabel,
+  tlsRedisAddress,
+} from '@shardline/frontier';
 import { Cluster, Redis } from 'ioredis';
 import type { CliConfig } from '../config.js';
 import {
@@ -213,6 +220,9 @@ export function useEmbeddedRedis(dataDir: string): Promise<EmbeddedRedis> {
   });
 }
 
+/** How long a disconnect waits for the socket to close before destroying it. */
+const DISCONNECT_WAIT_MS = 200;
+
 async function connectTo(
   target: Exclude<RedisTarget, { kind: 'embedded' }>,
   options: ConnectOptions,
@@ -225,6 +235,9 @@ async function connectTo(
     connectTimeout,
     commandTimeout,
     retryStrategy: () => null,
+    // disconnect() waits this long for a 'close' that a refused socket never emits again
+    // (ioredis's 2 s default held every "cannot reach Redis" error 2 s before the exit).
+    disconnectTimeout: DISCONNECT_WAIT_MS,
   };
   let client: Redis | Cluster;
   let label: string;
@@ -249,12 +262,28 @@ async function connectTo(
   client.on('error', remember);
   // A cluster reports each seed node's socket error as 'node error'.
   client.on('node error', remember);
+  // rediss:// to a Redis without TLS only ever times out: a second in, ask the port in
+  // plain text, and stop waiting when a Redis answers there.
+  const tls = target.kind === 'single' ? tlsRedisAddress(target.url) : undefined;
+  let plainRedis = false;
+  const probeTimer =
+    tls &&
+    setTimeout(
+      () =>
+        void plainRedisAnswers(tls).then((answered) => {
+          if (!answered || client.status === 'ready') return;
+          plainRedis = true;
+          client.disconnect();
+        }),
+      Math.min(PLAIN_PROBE_AFTER_MS, connectTimeout / 2),
+    );
   try {
     await client.connect();
     // A cluster "connects" once the slots are known; a single server once the socket is up.
     await client.ping();
   } catch (error) {
     client.disconnect();
+    if (plainRedis) throw unreachable(label, new Error(PLAIN_REDIS_HINT));
     if (target.kind === 'cluster') {
       // ioredis reports only "Connection is closed" per cluster node: ask the socket why.
       const reason = await probe(target.nodes[0]!, connectTimeout);
@@ -265,6 +294,8 @@ async function connectTo(
       );
     }
     throw unreachable(label, socketError ?? error);
+  } finally {
+    clearTimeout(probeTimer);
   }
   return {
     client,
