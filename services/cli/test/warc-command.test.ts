@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WarcWriter } from '@shardline/warc';
@@ -116,5 +116,41 @@ describe('shardline warc', () => {
     expect(stdout.trim().split('\n')).toHaveLength(3);
     expect(stderr).toContain(`note: ${open} is still open`);
     expect(stderr).toContain('shardline-20260304050607000-cli-00009.warc.gz');
+  });
+
+  it("index of a directory (a crawl's --warc-dir) reads its closed WARC files, and says which open ones it left out", async () => {
+    const warcDir = join(dir, 'warc-dir');
+    mkdirSync(warcDir);
+    copyFileSync(file, join(warcDir, 'shardline-1-cli-00001.warc.gz'));
+    copyFileSync(file, join(warcDir, 'shardline-2-cli-00002.warc.gz.open'));
+    writeFileSync(join(warcDir, 'notes.txt'), 'not a WARC file');
+    const { code, stdout, stderr } = await runCli(['warc', 'index', warcDir]);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines.map((line) => line.split(' ')[0])).toEqual([
+      'test,example)/0',
+      'test,example)/a',
+      'test,example)/b',
+    ]);
+    const names = lines.map((line) => JSON.parse(line.slice(line.indexOf('{'))).filename);
+    expect(new Set(names)).toEqual(new Set(['shardline-1-cli-00001.warc.gz']));
+    expect(stderr).toBe(
+      `note: ${warcDir}: 1 WARC file(s) still open left out (shardline-2-cli-00002.warc.gz.open): name them to index them\n`,
+    );
+  });
+
+  it('a directory with no closed WARC file, and get of a directory, are one line each', async () => {
+    const empty = join(dir, 'empty-dir');
+    mkdirSync(empty);
+    const none = await runCli(['warc', 'index', empty]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      `error: ${empty}: no closed WARC file (.warc.gz or .warc) in this directory\n`,
+    );
+    const get = await runCli(['warc', 'get', `${empty}:0`]);
+    expect(get.code).toBe(1);
+    expect(get.stderr).toBe(
+      `error: cannot read ${empty}: it is a directory; name a WARC file in it\n`,
+    );
   });
 });

@@ -1,11 +1,12 @@
 /**
- * `shardline warc index FILE…` prints a CDXJ index of WARC files (what pywb and other replay
- * tools read: SURT key, timestamp, JSON with url, mime, status, digest, offset, length,
- * filename); `shardline warc get FILE:OFFSET` prints the one record at that offset (a result's
+ * `shardline warc index FILE|DIR…` prints a CDXJ index of WARC files (what pywb and other
+ * replay tools read: SURT key, timestamp, JSON with url, mime, status, digest, offset, length,
+ * filename); a directory (a crawl's --warc-dir) stands for its closed WARC files.
+ * `shardline warc get FILE:OFFSET` prints the one record at that offset (a result's
  * `warcFile` and `warcOffset`) as stored, decompressed.
  */
-import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import {
   closedName,
   OPEN_SUFFIX,
@@ -25,10 +26,13 @@ export function registerWarcCommands(program: Command): void {
     .description(
       'print a CDXJ index (pywb format) of WARC files on stdout, sorted as pywb needs (past 500,000 lines in sorted runs under the temp directory, merged)',
     )
-    .argument('<files...>', '.warc.gz (or .warc) files')
+    .argument(
+      '<files...>',
+      '.warc.gz (or .warc) files, or directories (a crawl’s --warc-dir): their closed WARC files',
+    )
     .option('--unsorted', 'in file order as read, each line as soon as it is read')
-    .action(async (files: string[], flags: { unsorted?: boolean }) => {
-      for (const file of files) readable(file);
+    .action(async (paths: string[], flags: { unsorted?: boolean }) => {
+      const files = paths.flatMap(warcFilesOf);
       for (const file of files.filter((f) => f.endsWith(OPEN_SUFFIX))) {
         process.stderr.write(
           `note: ${file} is still open (its pod is writing it, or was killed before closing it and ` +
@@ -68,11 +72,52 @@ export function registerWarcCommands(program: Command): void {
     });
 }
 
+/** A WARC file's or a directory's stat; a path that is neither is one line. */
+function statOf(path: string) {
+  try {
+    return statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : message(error);
+    throw new CliError(CliErrorCode.IO, `cannot read ${path}: ${why}`);
+  }
+}
+
 function readable(file: string): string {
-  if (!existsSync(file)) {
-    throw new CliError(CliErrorCode.IO, `cannot read ${file}: no such file`);
+  if (statOf(file).isDirectory()) {
+    throw new CliError(
+      CliErrorCode.IO,
+      `cannot read ${file}: it is a directory; name a WARC file in it`,
+    );
   }
   return file;
+}
+
+/** WARC files a pod closed (`….warc.gz`, `….warc`), and those it still writes (`.open`). */
+const CLOSED_WARC = /\.warc(\.gz)?$/;
+const OPEN_WARC = /\.warc(\.gz)?\.open$/;
+
+/**
+ * `path` itself when it is a file; a directory's closed WARC files by name (its open ones
+ * are being written: left out, with a note, unless named).
+ */
+function warcFilesOf(path: string): string[] {
+  if (!statOf(path).isDirectory()) return [path];
+  const names = readdirSync(path).sort();
+  const closed = names.filter((name) => CLOSED_WARC.test(name));
+  const open = names.filter((name) => OPEN_WARC.test(name));
+  if (open.length > 0) {
+    process.stderr.write(
+      `note: ${path}: ${open.length} WARC file(s) still open left out (${open.join(', ')}): name them to index them\n`,
+    );
+  }
+  if (closed.length === 0) {
+    throw new CliError(
+      CliErrorCode.INPUT,
+      `${path}: no closed WARC file (.warc.gz or .warc) in this directory`,
+    );
+  }
+  return closed.map((name) => join(path, name));
 }
 
 function message(error: unknown): string {
