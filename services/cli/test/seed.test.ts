@@ -130,6 +130,10 @@ describe('shardline seed', () => {
     );
     expect(hasStackTrace(result.stderr)).toBe(false);
     expect((await frontier.inspector.domainStats('good.test')).queued).toBe(2);
+    const one = await seed(['--pods', 'pod-a'], 'https://good.test/5\nx://y');
+    expect(one.stderr.trimEnd().split('\n').at(-1)).toBe(
+      'error: 1 line rejected (the other line was accepted); --allow-rejects exits 0',
+    );
 
     const rows = readFileSync(report, 'utf8')
       .trimEnd()

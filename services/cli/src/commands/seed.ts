@@ -95,7 +95,8 @@ async function openReport(path: string): Promise<Writable> {
 /** What became of the lines that were not rejected, for the error line. */
 function rejectedOf(total: SeedCounts): string {
   const others = total.lines - total.rejected;
-  return others === 0 ? 'nothing was queued' : `the other ${n0(others)} were accepted`;
+  if (others === 0) return 'nothing was queued';
+  return others === 1 ? 'the other line was accepted' : `the other ${n0(others)} were accepted`;
 }
 
 async function runSeed(ctx: CliContext, urls: string[], flags: SeedFlags): Promise<void> {
