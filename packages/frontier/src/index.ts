@@ -39,6 +39,7 @@ export { DEFAULT_MAX_PRIORITY, isKeyPrefix, KEY_PREFIX_RULE, MAX_REFETCH_MS } fr
 export {
   PLAIN_PROBE_AFTER_MS,
   PLAIN_REDIS_HINT,
+  pingReply,
   plainRedisAnswers,
   tlsRedisAddress,
 } from './plain-redis.js';

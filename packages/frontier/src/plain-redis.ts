@@ -33,29 +33,42 @@ export function tlsRedisAddress(
 }
 
 /**
- * Whether a plain-text Redis answers `PING` at `host:port` within `timeoutMs`: a simple-string
- * or error reply (`+PONG`, `-NOAUTH …`, `-ERR …`). Never rejects; anything else is false.
+ * The first line a server at `address` answers to a plain-text `PING` (`+PONG`,
+ * `-NOAUTH …`), or undefined when nothing printable comes back within `timeoutMs` (refused,
+ * silent, binary). Never rejects.
  */
-export function plainRedisAnswers(
+export function pingReply(
   address: { host: string; port: number },
   timeoutMs = PLAIN_PROBE_TIMEOUT_MS,
-): Promise<boolean> {
+): Promise<string | undefined> {
   return new Promise((resolve) => {
     const socket = new Socket();
     let answer = '';
-    const done = (answered: boolean) => {
+    const done = (line: string | undefined) => {
       socket.destroy();
-      resolve(answered);
+      resolve(line);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('error', () => done(false));
+    socket.setTimeout(timeoutMs, () => done(undefined));
+    socket.once('error', () => done(undefined));
     socket.on('data', (chunk: Buffer) => {
       answer += chunk.toString('latin1');
       const end = answer.indexOf('\r\n');
-      if (end >= 0) done(/^[+-][\x20-\x7e]*$/.test(answer.slice(0, end)));
-      else if (answer.length > 512) done(false);
+      const line = answer.slice(0, end);
+      if (end >= 0) done(/^[\x20-\x7e]*$/.test(line) ? line : undefined);
+      else if (answer.length > 512) done(undefined);
     });
-    socket.once('end', () => done(false));
+    socket.once('end', () => done(undefined));
     socket.connect(address.port, address.host, () => socket.write('PING\r\n'));
   });
+}
+
+/**
+ * Whether a plain-text Redis answers `PING` at `address` within `timeoutMs`: a simple-string
+ * or error reply (`+PONG`, `-NOAUTH …`, `-ERR …`).
+ */
+export async function plainRedisAnswers(
+  address: { host: string; port: number },
+  timeoutMs = PLAIN_PROBE_TIMEOUT_MS,
+): Promise<boolean> {
+  return /^[+-]/.test((await pingReply(address, timeoutMs)) ?? '');
 }

@@ -10,8 +10,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { pingReply } from '@shardline/frontier';
 import { Redis } from 'ioredis';
 import { CliError, CliErrorCode } from './errors.js';
 import { createDataDir } from './lib/data-dir.js';
@@ -315,22 +316,8 @@ function readRecord(file: string): PortRecord | undefined {
 }
 
 /** True when something on 127.0.0.1:port answers `PING` with `+PONG`. */
-function ping(port: number, timeoutMs: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = new Socket();
-    let data = '';
-    const finish = (ok: boolean) => {
-      socket.destroy();
-      done(ok);
-    };
-    socket.setTimeout(timeoutMs, () => finish(false));
-    socket.once('error', () => finish(false));
-    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
-    socket.on('data', (chunk) => {
-      data += chunk.toString();
-      if (data.includes('\r\n')) finish(data.startsWith('+PONG'));
-    });
-  });
+async function ping(port: number, timeoutMs: number): Promise<boolean> {
+  return (await pingReply({ host: '127.0.0.1', port }, timeoutMs)) === '+PONG';
 }
 
 function freePort(): Promise<number> {
