@@ -97,12 +97,19 @@ describe('shardline config', () => {
   });
 
   it.each([
-    ['minDelay: 5\n', 'key minDelay: unknown option'],
+    ['minDelay: 5\n', 'key minDelay: unknown option; did you mean minDelayMs?'],
+    ['min-delay-ms: 5\n', 'key min-delay-ms: unknown option; did you mean minDelayMs?'],
+    ['MAX_DEPTH: 5\n', 'key MAX_DEPTH: unknown option; did you mean maxDepth?'],
+    [
+      'flavour: 5\n',
+      'key flavour: unknown option; use an option name from `shardline config` (e.g. minDelayMs)',
+    ],
     ['concurrency: lots\n', 'key concurrency: must be a non-negative integer'],
     ['concurrency: 0\n', 'key concurrency: must be an integer in [1, 100000]'],
     ['logLevel: loud\n', 'key logLevel: must be one of fatal'],
     ['- 1\n- 2\n', 'must be a mapping of option names to values'],
     ['a: [\n', 'cannot be read as YAML or JSON'],
+    ['a: [1\n', 'must be sufficiently indented and end with a ] at line 2, column 1\n'],
   ])('rejects %j with one line naming the file and key, exit 2', async (text, message) => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, text);
@@ -119,7 +126,7 @@ describe('shardline config', () => {
     const result = await runCliWith(['up', '--pods', '1', '--data-dir', dir], { cwd: tmpdir() });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
-      `error: config file ${join(dir, 'shardline.yaml')}: key concurency: unknown option; use an option name from \`shardline config\` (e.g. minDelayMs)`,
+      `error: config file ${join(dir, 'shardline.yaml')}: key concurency: unknown option; did you mean concurrency? (\`shardline config\` lists the options)`,
     );
     expect(existsSync(join(dir, 'cluster.json'))).toBe(false);
   });

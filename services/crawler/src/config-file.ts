@@ -72,7 +72,9 @@ export function readConfigFile(path: string): ConfigFile {
   try {
     document = parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    // The parser's first line; the source excerpt it points at with a trailing ':' is dropped.
+    const reason =
+      error instanceof Error ? error.message.split('\n')[0]!.replace(/:$/, '') : String(error);
     throw configFileError(path, undefined, `cannot be read as YAML or JSON: ${reason}`);
   }
   if (document === null || document === undefined) return { path, values: new Map() };
@@ -83,10 +85,13 @@ export function readConfigFile(path: string): ConfigFile {
   const values = new Map<string, string | string[]>();
   for (const [key, value] of Object.entries(document)) {
     if (!known.has(key)) {
+      const meant = closestKey(key, known);
       throw configFileError(
         path,
         key,
-        'unknown option; use an option name from `shardline config` (e.g. minDelayMs)',
+        meant === undefined
+          ? 'unknown option; use an option name from `shardline config` (e.g. minDelayMs)'
+          : `unknown option; did you mean ${meant}? (\`shardline config\` lists the options)`,
       );
     }
     if (value === null || value === undefined) continue;
@@ -99,4 +104,37 @@ export function readConfigFile(path: string): ConfigFile {
     }
   }
   return { path, values };
+}
+
+/** A key as compared: case, '-' and '_' dropped, so `min-delay-ms` and `MIN_DELAY_MS` match. */
+function folded(key: string): string {
+  return key.toLowerCase().replace(/[-_]/g, '');
+}
+
+/**
+ * The known key `key` most likely meant: the same letters written another way (kebab case, an
+ * environment variable's name), or one within two edits of it; undefined when none is close.
+ */
+function closestKey(key: string, known: ReadonlySet<string>): string | undefined {
+  const typed = folded(key);
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(typed, folded(candidate));
+    if (distance < (best?.distance ?? 3)) best = { key: candidate, distance };
+  }
+  return best?.key;
+}
+
+/** Levenshtein distance (insert, delete, substitute), row by row. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitute = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, substitute));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
 }
