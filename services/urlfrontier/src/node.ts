@@ -15,6 +15,7 @@ import { ActiveSwitch, type NodeContext, NodeCounters } from './context.js';
 import { CrawlFrontiers } from './crawl-frontiers.js';
 import { CrawlHandoff } from './crawl-handoff.js';
 import { UrlFrontierError, UrlFrontierErrorCode } from './errors.js';
+import { bindQuietly, routeGrpcLogs } from './grpc-log.js';
 import { LeaseBook } from './lease-book.js';
 import {
   type ResolvedNodeOptions,
@@ -104,10 +105,16 @@ export class UrlFrontierNode {
     };
     const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
     server.addService(loadUrlFrontierService().service, urlFrontierImplementation(context));
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`${o.host}:${o.port}`, ServerCredentials.createInsecure(), (error, bound) =>
-        error ? reject(listenError(o.host, o.port, error)) : resolve(bound),
-      ),
+    routeGrpcLogs(log);
+    const port = await bindQuietly(
+      () =>
+        new Promise<number>((resolve, reject) =>
+          server.bindAsync(
+            `${o.host}:${o.port}`,
+            ServerCredentials.createInsecure(),
+            (error, bound) => (error ? reject(listenError(o.host, o.port, error)) : resolve(bound)),
+          ),
+        ),
     );
     const address = o.advertise ?? `${o.host}:${port}`;
     membership = new Membership({
