@@ -106,9 +106,18 @@ export class CrawlReaders {
         `unknown crawl ${JSON.stringify(crawlId)}: nothing of it is in this frontier (prefix ${JSON.stringify(this.#prefix)}); GET /v1/crawls lists the crawls`,
       );
     }
+    return this.writeScope(crawlId);
+  }
+
+  /**
+   * Reader, frontier and ring of `crawlId`, known or not: for seeds, whose first write
+   * starts the crawl (its pods are asked for owners; none live is a 503 like the default's).
+   */
+  writeScope(crawlId: string | undefined): CrawlScope {
+    if (crawlId === undefined || crawlId === DEFAULT_CRAWL) return this.#default;
     let scope = this.#scopes.get(crawlId);
     if (!scope) {
-      // Bounded by the registry's size (only known crawls get here).
+      // Bounded by the registry's size, and by the cap for ids seeded but refused.
       if (this.#scopes.size >= MAX_CRAWLS_LISTED) this.#scopes.clear();
       const redis = this.#redis;
       const view = new RegistryClusterView(redis, crawlKeyPrefix(this.#prefix, crawlId));

@@ -3,6 +3,7 @@
  * route errors (`HttpError`), Fastify's body-parser and validation errors, Redis outages.
  */
 import { STATUS_CODES } from 'node:http';
+import { CrawlDeletingError } from '@shardline/frontier';
 import { RingErrorCode } from '@shardline/ring';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Cluster, Redis } from 'ioredis';
@@ -94,6 +95,9 @@ export function installErrorHandlers(
       const [status, code, message] = parser;
       const text = status === 413 ? `${message} of ${maxBodyBytes} bytes` : message;
       return send(reply, new HttpError(status, code, text));
+    }
+    if (error instanceof CrawlDeletingError) {
+      return send(reply, new HttpError(409, ApiErrorCode.CRAWL_CONFLICT, error.message));
     }
     if ((error as { code?: string }).code === RingErrorCode.EMPTY) {
       return send(reply, new HttpError(503, ApiErrorCode.NO_PODS, 'no live pods in the cluster'));

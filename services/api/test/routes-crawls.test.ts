@@ -4,7 +4,7 @@
  * validated), and `/metrics` carries per-crawl gauges. A second crawl is written through
  * its own frontier on the fixture's Redis.
  */
-import { RedisFrontier } from '@shardline/frontier';
+import { CrawlRegistry, RedisFrontier } from '@shardline/frontier';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { crawlsResponse, statsResponse } from '../src/schemas-cluster.js';
 import { deadLettersResponse, domainResponse, domainsResponse } from '../src/schemas-domains.js';
@@ -166,6 +166,59 @@ describe('crawls in the API', () => {
       deadLettersKept: 0,
     });
     expect((await news.inspector.domainStats('dead-news.test')).queued).toBe(1);
+  });
+
+  it('seeds go to the crawl asked for; a crawl without pods is 503 and not started', async () => {
+    const defaultBefore = (await call(fx.base, '/v1/stats')).body.queued;
+    const newsBefore = (await call(fx.base, '/v1/stats?crawl=news')).body.queued;
+    const seeded = await call(fx.base, '/v1/seeds?crawl=news', {
+      body: { urls: ['http://only-news.test/seeded'] },
+      token: TOKEN,
+    });
+    expect(seeded.status).toBe(200);
+    expect(seeded.body).toMatchObject({ queued: 1, rejected: 0 });
+    expect((await call(fx.base, '/v1/stats?crawl=news')).body.queued).toBe(newsBefore + 1);
+    expect((await call(fx.base, '/v1/stats')).body.queued).toBe(defaultBefore);
+    expect(await news.inspector.domainStats('only-news.test')).toMatchObject({ queued: 2 });
+
+    // No pod serves "fresh": nobody would claim its URLs.
+    const orphan = await call(fx.base, '/v1/seeds?crawl=fresh', {
+      body: { urls: ['http://fresh.test/a'] },
+      token: TOKEN,
+    });
+    expect(orphan.status).toBe(503);
+    expect(orphan.body.code).toBe('SHARDLINE_ERR_API_NO_PODS');
+    const listed = (await call(fx.base, '/v1/crawls')).body.crawls.map(
+      (c: { crawlId: string }) => c.crawlId,
+    );
+    expect(listed).toEqual(['default', 'news']);
+  });
+
+  it('a crawl being deleted refuses seeds and pauses with 409, not 500', async () => {
+    const halted = new RedisFrontier({ redis: fx.redis, crawlId: 'halted', ownerOf: () => 'p' });
+    await halted.enqueue(['http://halted.test/a']);
+    const registry = new CrawlRegistry({ redis: fx.redis });
+    await registry.markDeleting('halted');
+    try {
+      const seeds = await call(fx.base, '/v1/seeds?crawl=halted', {
+        body: { urls: ['http://halted.test/b'] },
+        token: TOKEN,
+      });
+      expect(seeds.status).toBe(409);
+      expect(seeds.body.code).toBe('SHARDLINE_ERR_API_CRAWL_CONFLICT');
+      expect(seeds.body.message).toMatch(/crawl "halted" is being deleted/);
+      const pause = await call(fx.base, '/v1/domains/halted.test/pause?crawl=halted', {
+        method: 'POST',
+        token: TOKEN,
+      });
+      expect(pause.status).toBe(409);
+      expect(await halted.inspector.domainStats('halted.test')).toMatchObject({
+        queued: 1,
+        paused: false,
+      });
+    } finally {
+      await registry.delete('halted');
+    }
   });
 });
 

@@ -88,7 +88,7 @@ export function registerDomainRoutes(app: FastifyInstance, ctx: RouteContext): v
           security: BEARER,
           params: domainParams,
           querystring: crawlQuery,
-          response: { 200: pauseResponse, ...errors(400, 401, 403, 404, 503) },
+          response: { 200: pauseResponse, ...errors(400, 401, 403, 404, 409, 503) },
         },
       },
       async (request) => {

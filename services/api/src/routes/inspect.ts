@@ -145,7 +145,7 @@ export function registerInspectRoutes(app: FastifyInstance, ctx: RouteContext): 
         params: domainParams,
         querystring: crawlQuery,
         body: requeueBody,
-        response: { 200: requeueResponse, ...errors(400, 401, 403, 404, 415, 503) },
+        response: { 200: requeueResponse, ...errors(400, 401, 403, 404, 409, 415, 503) },
       },
     },
     async (request) => {
