@@ -173,6 +173,10 @@ describe('crawl failure reporting', () => {
           },
         },
       });
+      // The summary says where the dead letter is, with the flags that find this crawl's keys.
+      expect(result.stderr).toContain(
+        '  dead letters: 1  (which, and why: shardline dead-letters --prefix handler; add --requeue to retry them)\n',
+      );
       // The dead letter keeps the handler's words, not only the code.
       const env = { env: { REDIS_URL: redis.url } };
       const letters = await runCliWith(

@@ -16,6 +16,7 @@ import {
   PROCESS_SETTINGS,
   parseClusterNodes,
 } from '@shardline/crawler/settings';
+import { DEFAULT_CRAWL, redisLabel } from '@shardline/frontier';
 import { type Command, Option } from 'commander';
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
@@ -106,7 +107,7 @@ export function registerCrawlCommand(program: Command): void {
     .option(
       '--data-dir <dir>',
       'shardline state directory: the embedded Redis keeps its data in <data-dir>/redis, WARC files go to <data-dir>/warc',
-      './.shardline',
+      DEFAULT_DATA_DIR,
     )
     .option('--config <file>', CONFIG_FLAG_HELP)
     .option('--redis-port <n>', 'embedded Redis port (default: a free one)', portFlag('redis-port'))
@@ -177,6 +178,32 @@ async function seedPod(
   }
   logger.info(total, 'seeded');
   return total;
+}
+
+/** Where `crawl` keeps its embedded Redis and WARC files unless told (`--data-dir`). */
+const DEFAULT_DATA_DIR = './.shardline';
+
+/**
+ * The `shardline dead-letters` command that reads this crawl's dead letters: the flags that
+ * found its Redis and keys (the environment it ran with finds the rest).
+ */
+function deadLettersCommand(
+  flags: CrawlFlags,
+  settings: { prefix?: unknown; crawlId?: unknown },
+  embedded: { dataDir: string } | undefined,
+): string {
+  const parts = ['shardline dead-letters'];
+  if (embedded && flags.dataDir !== DEFAULT_DATA_DIR) parts.push(`--data-dir ${flags.dataDir}`);
+  const url = flags.redis ?? flags.redisUrl;
+  if (url !== undefined) parts.push(`--redis ${redisLabel({ url })}`);
+  if (flags.redisCluster !== undefined) parts.push(`--redis-cluster ${flags.redisCluster}`);
+  if (typeof settings.prefix === 'string' && settings.prefix !== 'sl') {
+    parts.push(`--prefix ${settings.prefix}`);
+  }
+  if (typeof settings.crawlId === 'string' && settings.crawlId !== DEFAULT_CRAWL) {
+    parts.push(`--crawl-id ${settings.crawlId}`);
+  }
+  return parts.join(' ');
 }
 
 /** Redis from flags over the environment: a flag beats any variable (--redis over nodes too). */
@@ -255,7 +282,11 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
         const summary = report.summary(stats, await domainsLeft(pod));
         // stdout: one JSON line (the pod's stats and the summary) for scripts.
         process.stdout.write(`${JSON.stringify({ ...stats, summary })}\n`);
-        if (!flags.json) process.stderr.write(formatSummary(summary));
+        if (!flags.json) {
+          process.stderr.write(
+            formatSummary(summary, deadLettersCommand(flags, settings, embedded)),
+          );
+        }
         if (seeded.lines > 0 && stats.fetched === 0) nothingFetched = report;
       },
     });

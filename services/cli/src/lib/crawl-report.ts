@@ -183,7 +183,7 @@ function bytesText(n: number): string {
 }
 
 /** The human summary printed on stderr when a crawl ends. */
-export function formatSummary(s: CrawlSummary): string {
+export function formatSummary(s: CrawlSummary, deadLettersCommand?: string): string {
   const lines = [
     `crawl summary: ${s.pages} pages, ${bytesText(s.bytes)} in ${(s.durationMs / 1000).toFixed(1)} s (${s.pagesPerSecond}/s)`,
   ];
@@ -203,7 +203,11 @@ export function formatSummary(s: CrawlSummary): string {
       lines.push(`    ${status}  ${count}  e.g. ${example}`);
     }
   }
-  lines.push(`  dead letters: ${s.deadLetters}`);
+  const where =
+    s.deadLetters > 0 && deadLettersCommand
+      ? `  (which, and why: ${deadLettersCommand}; add --requeue to retry them)`
+      : '';
+  lines.push(`  dead letters: ${s.deadLetters}${where}`);
   lines.push(
     `  robots: ${s.robots.disallowed} disallowed, ${s.robots.deferred} deferred (robots.txt unreachable), ${s.robots.filteredLinks} links filtered`,
   );
