@@ -53,7 +53,12 @@ beforeAll(async () => {
   const { leases } = await frontier.claim({ pod: gammaOwner, max: 10 });
   for (const lease of leases) {
     if (lease.domain === 'gamma.com') {
-      await frontier.fail(lease, { retryable: false, reason: 'http-404', status: 404 });
+      await frontier.fail(lease, {
+        retryable: false,
+        reason: 'http-404',
+        message: 'HTTP 404',
+        status: 404,
+      });
     } else {
       await frontier.release(lease);
     }
@@ -172,6 +177,21 @@ describe('read commands (--json against frontier data)', () => {
       ['https://www.alpha.com/9', 503],
       ['https://www.alpha.com/0', 200],
     ]);
+  });
+
+  it('domain: says why its URLs died (the newest dead letter) and where the rest are', async () => {
+    const result = await human(['domain', 'gamma.com']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^newest dead +http-404: HTTP 404 \(.+ ago, https:\/\/[ab]\.gamma\.com\/[xy]; all: shardline dead-letters gamma\.com --prefix rc\)$/m,
+    );
+    const quiet = await human(['domain', 'beta.com']);
+    expect(quiet.stdout).not.toMatch(/newest dead/);
+    const data = await json<{ newestDeadLetter: { reason: string; message: string } | null }>([
+      'domain',
+      'gamma.com',
+    ]);
+    expect(data.newestDeadLetter).toMatchObject({ reason: 'http-404', message: 'HTTP 404' });
   });
 
   it('domain: an unknown domain is one error line, exit 1', async () => {

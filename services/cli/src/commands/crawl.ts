@@ -16,7 +16,7 @@ import {
   PROCESS_SETTINGS,
   parseClusterNodes,
 } from '@shardline/crawler/settings';
-import { DEFAULT_CRAWL, redisLabel } from '@shardline/frontier';
+import { redisLabel } from '@shardline/frontier';
 import { type Command, Option } from 'commander';
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
@@ -24,6 +24,7 @@ import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { startProgress } from '../lib/crawl-progress.js';
 import { CrawlReport, formatSummary, nothingFetchedMessage } from '../lib/crawl-report.js';
+import { type DeadLettersWhere, deadLettersCommand } from '../lib/dead-letters-command.js';
 import { clip } from '../lib/domains.js';
 import type { SeedCounts } from '../lib/seed-progress.js';
 import { type SeedSource, seedSources } from '../lib/seed-sources.js';
@@ -183,27 +184,20 @@ async function seedPod(
 /** Where `crawl` keeps its embedded Redis and WARC files unless told (`--data-dir`). */
 const DEFAULT_DATA_DIR = './.shardline';
 
-/**
- * The `shardline dead-letters` command that reads this crawl's dead letters: the flags that
- * found its Redis and keys (the environment it ran with finds the rest).
- */
-function deadLettersCommand(
+/** Where this crawl's dead letters are read (see {@link deadLettersCommand}). */
+function deadLettersOf(
   flags: CrawlFlags,
   settings: { prefix?: unknown; crawlId?: unknown },
-  embedded: { dataDir: string } | undefined,
-): string {
-  const parts = ['shardline dead-letters'];
-  if (embedded && flags.dataDir !== DEFAULT_DATA_DIR) parts.push(`--data-dir ${flags.dataDir}`);
+  embedded: unknown,
+): DeadLettersWhere {
   const url = flags.redis ?? flags.redisUrl;
-  if (url !== undefined) parts.push(`--redis ${redisLabel({ url })}`);
-  if (flags.redisCluster !== undefined) parts.push(`--redis-cluster ${flags.redisCluster}`);
-  if (typeof settings.prefix === 'string' && settings.prefix !== 'sl') {
-    parts.push(`--prefix ${settings.prefix}`);
-  }
-  if (typeof settings.crawlId === 'string' && settings.crawlId !== DEFAULT_CRAWL) {
-    parts.push(`--crawl-id ${settings.crawlId}`);
-  }
-  return parts.join(' ');
+  return {
+    ...(embedded && flags.dataDir !== DEFAULT_DATA_DIR ? { dataDir: flags.dataDir } : {}),
+    ...(url !== undefined ? { redisLabel: redisLabel({ url }) } : {}),
+    ...(flags.redisCluster !== undefined ? { redisCluster: flags.redisCluster } : {}),
+    ...(typeof settings.prefix === 'string' ? { prefix: settings.prefix } : {}),
+    ...(typeof settings.crawlId === 'string' ? { crawlId: settings.crawlId } : {}),
+  };
 }
 
 /** Redis from flags over the environment: a flag beats any variable (--redis over nodes too). */
@@ -284,7 +278,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
         process.stdout.write(`${JSON.stringify({ ...stats, summary })}\n`);
         if (!flags.json) {
           process.stderr.write(
-            formatSummary(summary, deadLettersCommand(flags, settings, embedded)),
+            formatSummary(summary, deadLettersCommand(deadLettersOf(flags, settings, embedded))),
           );
         }
         if (seeded.lines > 0 && stats.fetched === 0) nothingFetched = report;

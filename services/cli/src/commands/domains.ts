@@ -6,6 +6,7 @@
 import { DOMAIN_SORTS, type DomainSort } from '@shardline/api/reader';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context.js';
+import { deadLettersCommand } from '../lib/dead-letters-command.js';
 import { readDomainDetail } from '../lib/domain-detail.js';
 import { domainArgument } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
@@ -132,7 +133,7 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
       )
       .option('--json', 'print one JSON document'),
   ).action(async (name: string, flags: DomainFlags) => {
-    await withSession(flags, async ({ reader, redis, frontier, prefix, crawlPrefix }) => {
+    await withSession(flags, async ({ reader, redis, frontier, prefix, crawlPrefix, crawlId }) => {
       const domain = await reader.domain(name);
       const pods =
         flags.defaultDelayMs === undefined
@@ -149,9 +150,15 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
         userAgentToken: flags.userAgent,
         domainHold: { paused: domain.paused, blockedUntilMs: domain.blockedUntilMs ?? 0 },
       });
+      // Why URLs die here, without a second command: the newest dead letter's reason and words.
+      const [newestDead] =
+        domain.deadLettersKept > 0
+          ? await frontier.inspector.deadLetters(domain.domain, { offset: 0, limit: 1 })
+          : [];
       if (flags.json) {
         return writeJson(ctx.stdout, {
           ...domain,
+          newestDeadLetter: newestDead ?? null,
           detail,
           ...(pods ? { podPoliteness: pods.pods } : {}),
         });
@@ -169,6 +176,14 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
             'dead',
             `${domain.dead.toLocaleString('en-US')} (${domain.deadLettersKept.toLocaleString('en-US')} kept)`,
           ],
+          ...(newestDead
+            ? [
+                [
+                  'newest dead',
+                  `${newestDead.reason}${newestDead.message ? `: ${newestDead.message}` : ''} (${relative(newestDead.atMs, detail.nowMs)}, ${newestDead.url}; all: ${deadLettersCommand({ domain: domain.domain, prefix, crawlId })})`,
+                ] as [string, string],
+              ]
+            : []),
           ['duplicates', domain.duplicates],
           ['over cap', domain.overCap],
           ['repeats', domain.repeats],
