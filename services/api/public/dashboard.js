@@ -280,12 +280,16 @@ function drawCharts(errorTotals) {
   );
 }
 
-/** The crawl selector's options: every crawl, the selected one kept. */
+/**
+ * The crawl selector's options: every crawl, the selected one kept while it exists. A crawl
+ * deleted while shown goes back to the default one: its reads would answer 404 for good.
+ */
 function drawCrawls({ crawls }) {
   const select = $('crawl');
   const ids = crawls.map((c) => c.crawlId);
   if (select.dataset.ids === ids.join(',')) return;
   const chosen = select.value;
+  if (chosen && !ids.includes(chosen)) setCrawl('default');
   select.replaceChildren(
     ...crawls.map((c) =>
       el(
@@ -301,15 +305,15 @@ function drawCrawls({ crawls }) {
 
 async function refresh() {
   try {
-    const [stats, ring, pods, domains, dead, crawls] = await Promise.all([
+    // The crawls first: the one shown may be gone, and the reads below follow the selector.
+    drawCrawls(await getJson('/v1/crawls'));
+    const [stats, ring, pods, domains, dead] = await Promise.all([
       getJson(withCrawl('/v1/stats')),
       getJson(withCrawl('/v1/ring')),
       getJson(withCrawl('/v1/pods')),
       getJson(withCrawl('/v1/domains?sort=depth&limit=10')),
       getJson(withCrawl('/v1/dead-letters?limit=20')),
-      getJson('/v1/crawls'),
     ]);
-    drawCrawls(crawls);
     for (const m of ring.members) colourOf(m.id);
     const { rates, total, errors } = sample(stats, pods);
     $('t-queued').textContent = fmt(stats.queued);

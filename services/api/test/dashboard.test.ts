@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisRobotsCache } from '@shardline/crawler';
+import { CrawlRegistry, RedisFrontier } from '@shardline/frontier';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type Fixture, PODS, startFixture, TOKEN } from './fixture.js';
@@ -219,6 +220,30 @@ describe('dashboard', () => {
       }
     }
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-420.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('a crawl deleted while shown goes back to the default crawl, and the page stays live', async () => {
+    const brief = new RedisFrontier({ redis: fx.redis, crawlId: 'brief', ownerOf: () => 'p' });
+    await brief.enqueue(['http://brief.test/a', 'http://brief.test/b']);
+    const page = await browser.newPage();
+    await page.goto(`${fx.base}/`);
+    await page.locator('#crawl option[value="brief"]').waitFor({ state: 'attached' });
+    await page.selectOption('#crawl', 'brief');
+    await nextRefresh(page);
+    await nextRefresh(page);
+    expect(await page.locator('#t-queued').textContent()).toBe('2');
+
+    const registry = new CrawlRegistry({ redis: fx.redis });
+    await registry.markDeleting('brief');
+    await registry.delete('brief');
+    await nextRefresh(page);
+    expect(await page.locator('#crawl').inputValue()).toBe('default');
+    expect(await page.locator('#status').getAttribute('class')).toBe('live');
+    const defaultQueued = (await call(fx.base, '/v1/stats')).body.queued;
+    expect(await page.locator('#t-queued').textContent()).toBe(
+      defaultQueued.toLocaleString('en-US'),
+    );
     await page.close();
   });
 });
