@@ -213,6 +213,8 @@ describe('crawl ids on the command line', () => {
       expect((await frontier.inspector.domainStats('g.example')).queued).toBe(1);
       const forced = await admin(['crawl', 'delete', 'gamma', '--force']);
       expect(forced.code).toBe(0);
+      expect(forced.stdout).toMatch(/^crawl gamma deleted: 1 domain, \d+ keys \(/);
+      expect(forced.stderr).toMatch(/^deleted 1 domain \(\d+ keys\)$/m);
       expect((await frontier.inspector.domainStats('g.example')).queued).toBe(0);
     } finally {
       await membership.stop({ graceful: false });

@@ -101,15 +101,22 @@ export function registerCrawlAdminCommands(crawl: Command, ctx: CliContext): voi
         const totals = await deleteCrawlKeys(redis, prefix, id, {
           batchDomains: flags.batch,
           onBatch: (p) => {
-            if (!flags.json) ctx.stderr.write(`deleted ${p.domains} domains (${p.keys} keys)\n`);
+            if (!flags.json) {
+              ctx.stderr.write(`deleted ${count(p.domains, 'domain')} (${count(p.keys, 'key')})\n`);
+            }
           },
         });
         if (flags.json) return writeJson(ctx.stdout, { crawlId: id, ...totals });
         ctx.stdout.write(
-          `crawl ${id} deleted: ${totals.domains} domains, ${totals.keys} keys (hosts' politeness kept)\n`,
+          `crawl ${id} deleted: ${count(totals.domains, 'domain')}, ${count(totals.keys, 'key')} (hosts' politeness kept)\n`,
         );
       },
       { noteUnknownCrawl: false },
     );
   });
+}
+
+/** `1 domain`, `3 domains`. */
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 }
