@@ -84,6 +84,7 @@ beforeAll(async () => {
       ...['url', url, 'host', host, 'domain', domain, 'pod', ring.owner(domain)],
       ...['outcome', status < 500 ? 'fetched' : 'retry', 'status', String(status)],
       ...['endAtMs', String(Date.now()), 'durationMs', '12'],
+      ...(status >= 500 ? ['errorCode', `http-${status}`, 'error', `HTTP ${status}`] : []),
     );
   await result('https://www.alpha.com/0', 'www.alpha.com', 'alpha.com', 200);
   await result('https://beta.com/0', 'beta.com', 'beta.com', 200);
@@ -246,6 +247,8 @@ describe('read commands (--json against frontier data)', () => {
     expect(detail.stdout).toMatch(/^owner\s+pod-[ab]$/m);
     expect(detail.stdout).toMatch(/^www\.alpha\.com\s+3\s+0\s+\S.*robots crawl-delay/m);
     expect(detail.stdout).toContain('https://www.alpha.com: parsed, crawl-delay 5.0 s');
+    // A recent result's error: its code and its words.
+    expect(detail.stdout).toMatch(/https:\/\/www\.alpha\.com\/9 +http-503: HTTP 503$/m);
   });
 });
 

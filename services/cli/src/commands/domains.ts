@@ -239,7 +239,10 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
             { header: 'pod', cell: (r) => r.pod },
             { header: 'time', cell: (r) => duration(r.durationMs), align: 'right' },
             { header: 'url', cell: (r) => r.url },
-            { header: 'error', cell: (r) => r.errorCode ?? '' },
+            {
+              header: 'error',
+              cell: (r) => [r.errorCode, r.error].filter((part) => part !== undefined).join(': '),
+            },
           ]),
         );
       }

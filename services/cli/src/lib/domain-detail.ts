@@ -67,6 +67,8 @@ export interface RecentResult {
   status: number;
   durationMs: number;
   errorCode?: string;
+  /** The result's error in words (or its note, e.g. a handler's on a fetched page). */
+  error?: string;
 }
 
 /** Options of {@link readDomainDetail}. */
@@ -269,6 +271,7 @@ export async function readDomainDetail(
       status: Number(field(fields, 'status') ?? 0),
       durationMs: Number(field(fields, 'durationMs') ?? 0),
       ...(field(fields, 'errorCode') ? { errorCode: field(fields, 'errorCode') } : {}),
+      ...(field(fields, 'error') ? { error: field(fields, 'error') } : {}),
     });
     if (recent.length >= (options.maxResults ?? 20)) break;
   }
