@@ -14,6 +14,8 @@ export interface ClusterRingOptions {
   seed?: number;
   /** How long a membership snapshot is reused before the view is asked again. @default 1000 */
   refreshMs?: number;
+  /** The crawl whose pods form this ring, named when none is live. @default the default crawl */
+  crawlId?: string;
 }
 
 /** Membership and the ring built from it, at one moment. */
@@ -43,6 +45,7 @@ export class ClusterRing {
   readonly #view: ClusterView;
   readonly #defaults: RingParams;
   readonly #refreshMs: number;
+  readonly #noPods: string;
   #snapshot: ClusterSnapshot | undefined;
   // One refresh at a time: concurrent requests share it instead of stampeding the view.
   #pending: Promise<ClusterSnapshot> | undefined;
@@ -70,6 +73,11 @@ export class ClusterRing {
     this.#view = view;
     this.#defaults = { vnodes, seed };
     this.#refreshMs = refreshMs;
+    const crawl = options.crawlId;
+    this.#noPods =
+      crawl === undefined
+        ? 'no live pods in the cluster: URLs cannot be assigned to an owner yet'
+        : `no live pods serve crawl ${JSON.stringify(crawl)}: its URLs cannot be assigned to an owner yet; start one (shardline crawl --crawl-id ${crawl})`;
   }
 
   /** The current snapshot, refreshed from the view when older than `refreshMs`. */
@@ -86,11 +94,7 @@ export class ClusterRing {
   ownerOf = (domain: string): string => {
     const ring = this.#snapshot?.ring;
     if (!ring || ring.size === 0) {
-      throw new HttpError(
-        503,
-        ApiErrorCode.NO_PODS,
-        'no live pods in the cluster: URLs cannot be assigned to an owner yet',
-      );
+      throw new HttpError(503, ApiErrorCode.NO_PODS, this.#noPods);
     }
     return ring.owner(domain);
   };

@@ -121,7 +121,7 @@ export class CrawlReaders {
       if (this.#scopes.size >= MAX_CRAWLS_LISTED) this.#scopes.clear();
       const redis = this.#redis;
       const view = new RegistryClusterView(redis, crawlKeyPrefix(this.#prefix, crawlId));
-      const cluster = new ClusterRing(view);
+      const cluster = new ClusterRing(view, { crawlId });
       const frontier = new RedisFrontier({
         redis,
         prefix: this.#prefix,

@@ -189,7 +189,7 @@ describe('crawls in the API', () => {
     expect(orphan.status).toBe(503);
     expect(orphan.body.code).toBe('SHARDLINE_ERR_API_NO_PODS');
     expect(orphan.body.message).toBe(
-      'no live pods serve crawl "fresh", so its URLs would have no owner: start one (shardline crawl --crawl-id fresh); nothing was queued',
+      'no live pods serve crawl "fresh": its URLs cannot be assigned to an owner yet; start one (shardline crawl --crawl-id fresh)',
     );
     const listed = (await call(fx.base, '/v1/crawls')).body.crawls.map(
       (c: { crawlId: string }) => c.crawlId,

@@ -2,7 +2,7 @@
 import type { EnqueueItem } from '@shardline/frontier';
 import type { FastifyInstance } from 'fastify';
 import { BEARER, type RouteContext } from '../context.js';
-import { ApiErrorCode, HttpError } from '../errors.js';
+import { ApiErrorCode } from '../errors.js';
 import { crawlQuery } from '../schemas-common.js';
 import { errors } from '../schemas-errors.js';
 import { seedsBody, seedsResponse } from '../schemas-seeds.js';
@@ -33,19 +33,7 @@ export function registerSeedRoutes(app: FastifyInstance, ctx: RouteContext): voi
       const wellFormed = urls.map((item) =>
         isWellFormed(typeof item === 'string' ? item : item.url),
       );
-      const report = await frontier
-        .enqueue(urls.filter((_, i) => wellFormed[i]))
-        .catch((error: unknown) => {
-          const crawl = request.query.crawl;
-          const noPods = error instanceof HttpError && error.code === ApiErrorCode.NO_PODS;
-          if (crawl === undefined || !noPods) throw error;
-          // The default crawl's 503 says "no live pods"; a named crawl's names whose pods.
-          throw new HttpError(
-            503,
-            ApiErrorCode.NO_PODS,
-            `no live pods serve crawl ${JSON.stringify(crawl)}, so its URLs would have no owner: start one (shardline crawl --crawl-id ${crawl}); nothing was queued`,
-          );
-        });
+      const report = await frontier.enqueue(urls.filter((_, i) => wellFormed[i]));
       const accepted = report.results.values();
       const results = urls.map((_, index) =>
         wellFormed[index]
