@@ -42,6 +42,7 @@ export {
   pingReply,
   plainRedisAnswers,
   tlsRedisAddress,
+  watchForPlainRedis,
 } from './plain-redis.js';
 export type {
   CounterStats,

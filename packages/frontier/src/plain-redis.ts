@@ -72,3 +72,30 @@ export async function plainRedisAnswers(
 ): Promise<boolean> {
   return /^[+-]/.test((await pingReply(address, timeoutMs)) ?? '');
 }
+
+/**
+ * Watches a client of `url` when it is a `rediss://` URL (any other: nothing to watch):
+ * `afterMs` in, if the client is still not ready, asks the port in plain text and calls
+ * `onPlain` when a Redis answers there and the client is still not ready. Returns the
+ * function that ends the watch.
+ */
+export function watchForPlainRedis(
+  url: string | undefined,
+  client: { readonly status: string },
+  onPlain: () => void,
+  afterMs = PLAIN_PROBE_AFTER_MS,
+): () => void {
+  const address = tlsRedisAddress(url);
+  if (address === undefined) return () => {};
+  let ended = false;
+  const ready = () => ended || client.status === 'ready';
+  const timer = setTimeout(async () => {
+    if (ready() || !(await plainRedisAnswers(address)) || ready()) return;
+    onPlain();
+  }, afterMs);
+  timer.unref();
+  return () => {
+    ended = true;
+    clearTimeout(timer);
+  };
+}

@@ -4,13 +4,7 @@
  * one warning with its cause — `ECONNREFUSED`, or "not a Redis server: it answered
  * "HTTP/1.1 400 Bad Request"" for a URL that names the wrong port — and its end one line.
  */
-import {
-  PLAIN_PROBE_AFTER_MS,
-  PLAIN_REDIS_HINT,
-  plainRedisAnswers,
-  redisErrorCause,
-  tlsRedisAddress,
-} from '@shardline/frontier';
+import { PLAIN_REDIS_HINT, redisErrorCause, watchForPlainRedis } from '@shardline/frontier';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Cluster, Redis } from 'ioredis';
 
@@ -42,16 +36,10 @@ export function watchRedisOutages(redis: Redis | Cluster, label: string, url?: s
     cause = undefined;
     told = false;
   });
-  const tls = tlsRedisAddress(url);
-  // A function, not a narrowed property: the status changes across the await.
-  const ready = () => redis.status === 'ready';
-  if (tls) {
-    setTimeout(async () => {
-      if (ready() || !(await plainRedisAnswers(tls)) || ready()) return;
-      cause = PLAIN_REDIS_HINT;
-      tell();
-    }, PLAIN_PROBE_AFTER_MS).unref();
-  }
+  watchForPlainRedis(url, redis, () => {
+    cause = PLAIN_REDIS_HINT;
+    tell();
+  });
   return (logger: FastifyBaseLogger) => {
     log = logger;
     tell();

@@ -10,10 +10,9 @@ import {
   notRedisReason,
   PLAIN_PROBE_AFTER_MS,
   PLAIN_REDIS_HINT,
-  plainRedisAnswers,
   redisErrorCause,
   redisLabel,
-  tlsRedisAddress,
+  watchForPlainRedis,
 } from '@shardline/frontier';
 import { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -44,8 +43,8 @@ export interface PodRedis {
   label: string;
   /** The cause of the latest connection failure, if any. */
   lastCause(): string | undefined;
-  /** Host and port of a `rediss://` URL (see `tlsRedisAddress`), to ask in plain text. */
-  tlsAddress?: { host: string; port: number };
+  /** The Redis URL (absent for a cluster), to tell a `rediss://` one at a Redis without TLS. */
+  url?: string;
 }
 
 /** A connection to `target` (Cluster when it names nodes). Throws when it names neither. */
@@ -96,8 +95,8 @@ export function openPodRedis(target: RedisTarget, logger?: Logger): PodRedis {
       logger?.info({ redis: label }, `redis reachable again at ${label}`);
     lastCause = undefined;
   });
-  const tlsAddress = target.clusterNodes?.length ? undefined : tlsRedisAddress(target.url);
-  return { client, label, lastCause: () => lastCause, ...(tlsAddress ? { tlsAddress } : {}) };
+  const url = target.clusterNodes?.length ? undefined : target.url;
+  return { client, label, lastCause: () => lastCause, ...(url ? { url } : {}) };
 }
 
 /**
@@ -116,7 +115,7 @@ export function waitForRedis(
   return new Promise((resolve, reject) => {
     const done = (error?: Error) => {
       clearTimeout(timer);
-      clearTimeout(probeTimer);
+      endWatch();
       client.off('ready', onReady);
       client.off('error', onError);
       client.off('node error', onError);
@@ -152,20 +151,16 @@ export function waitForRedis(
         ),
       timeoutMs,
     );
-    const address = redis.tlsAddress;
-    const probeTimer = setTimeout(
-      () => {
-        if (address === undefined) return;
-        void plainRedisAnswers(address).then((plain) => {
-          if (!plain || client.status === 'ready') return;
-          done(
-            new CrawlerError(
-              CrawlerErrorCode.REDIS_UNREACHABLE,
-              `cannot reach Redis at ${redis.label}: ${PLAIN_REDIS_HINT}`,
-            ),
-          );
-        });
-      },
+    const endWatch = watchForPlainRedis(
+      redis.url,
+      client,
+      () =>
+        done(
+          new CrawlerError(
+            CrawlerErrorCode.REDIS_UNREACHABLE,
+            `cannot reach Redis at ${redis.label}: ${PLAIN_REDIS_HINT}`,
+          ),
+        ),
       Math.min(PLAIN_PROBE_AFTER_MS, timeoutMs / 2),
     );
     client.on('ready', onReady);

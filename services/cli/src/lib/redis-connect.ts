@@ -13,9 +13,8 @@ import {
   notRedisReason,
   PLAIN_PROBE_AFTER_MS,
   PLAIN_REDIS_HINT,
-  plainRedisAnswers,
   redisLabel,
-  tlsRedisAddress,
+  watchForPlainRedis,
 } from '@shardline/frontier';
 import { Cluster, Redis } from 'ioredis';
 import type { CliConfig } from '../config.js';
@@ -262,21 +261,18 @@ async function connectTo(
   client.on('error', remember);
   // A cluster reports each seed node's socket error as 'node error'.
   client.on('node error', remember);
-  // rediss:// to a Redis without TLS only ever times out: a second in, ask the port in
-  // plain text, and stop waiting when a Redis answers there.
-  const tls = target.kind === 'single' ? tlsRedisAddress(target.url) : undefined;
+  // rediss:// to a Redis without TLS only ever times out: stop waiting once a Redis answers
+  // that port in plain text.
   let plainRedis = false;
-  const probeTimer =
-    tls &&
-    setTimeout(
-      () =>
-        void plainRedisAnswers(tls).then((answered) => {
-          if (!answered || client.status === 'ready') return;
-          plainRedis = true;
-          client.disconnect();
-        }),
-      Math.min(PLAIN_PROBE_AFTER_MS, connectTimeout / 2),
-    );
+  const endWatch = watchForPlainRedis(
+    target.kind === 'single' ? target.url : undefined,
+    client,
+    () => {
+      plainRedis = true;
+      client.disconnect();
+    },
+    Math.min(PLAIN_PROBE_AFTER_MS, connectTimeout / 2),
+  );
   try {
     await client.connect();
     // A cluster "connects" once the slots are known; a single server once the socket is up.
@@ -295,7 +291,7 @@ async function connectTo(
     }
     throw unreachable(label, socketError ?? error);
   } finally {
-    clearTimeout(probeTimer);
+    endWatch();
   }
   return {
     client,
