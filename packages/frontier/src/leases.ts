@@ -27,10 +27,13 @@ const DEAD = 'dead';
 
 /**
  * The global counter field of a failure's reason: `error:<CODE>` when the reason is an error
- * code (what the crawler passes), else `error:other`, so the fields stay a small fixed set.
+ * code or an HTTP status (`http-429`, `http-503`: what the crawler passes), else `error:other`,
+ * so the fields stay a small bounded set.
  */
 export function errorField(reason: string): string {
-  return /^[A-Z][A-Z0-9_]{0,63}$/.test(reason) ? `error:${reason}` : 'error:other';
+  return /^(?:[A-Z][A-Z0-9_]{0,63}|http-[1-9][0-9]{2})$/.test(reason)
+    ? `error:${reason}`
+    : 'error:other';
 }
 
 export class Leases {

@@ -132,7 +132,7 @@ export class ApiMetrics {
     );
     this.#errorsByCode = new Counter({
       name: 'shardline_fetch_errors_total',
-      help: 'failed fetch attempts by error code (SHARDLINE_ERR_*; other = a reason that is not a code)',
+      help: 'failed fetch attempts by error code (SHARDLINE_ERR_*, or http-<status> for a 429 or 5xx; other = a reason that is neither)',
       labelNames: ['code'],
       registers,
     });
