@@ -134,7 +134,11 @@ export async function startEmbeddedRedis(
       '--set-max-intset-entries',
       '2048',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // detached: its own process group. A Ctrl-C at the terminal signals the whole foreground
+    // group; the server must outlive the pod's stop (leases in flight settle, the pod leaves
+    // membership), and this process shuts it down after. The watchdog and the exit hook
+    // below keep it from being orphaned.
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

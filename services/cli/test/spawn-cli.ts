@@ -19,7 +19,12 @@ export interface LiveCli {
  */
 export function spawnCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    /** Its own process group, as a terminal's foreground job: `process.kill(-pid)` signals it all. */
+    detached?: boolean;
+  } = {},
 ): LiveCli {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'KEY_PREFIX', 'SHARDLINE_DEBUG']) {
@@ -31,6 +36,7 @@ export function spawnCli(
     stdio: ['ignore', 'pipe', 'pipe'],
     env: sourceEnv(env),
     cwd: options.cwd,
+    detached: options.detached ?? false,
   });
   let out = '';
   let err = '';
