@@ -14,19 +14,21 @@
           is unreachable and will be retried at that time). The attempt count is kept.
 
   Returns { status, seq, score }: status 0 ok, 1 lease not found, 2 held by another pod.
-  Side effects: lease removed; host f, q (and n with a hold); domain f, q, released.
+  Side effects: lease removed; host f, q (and n with a hold); domain f, q, released; the
+  refilling budget's claim given back (budget.lua budget_refund).
   Flagged allow-oom (runs while Redis is full): moves a lease back to its queue: about the same memory.
 ]]
 --@include "time"
 --@include "host"
 --@include "queue"
+--@include "budget"
 
 local dkey, root = KEYS[1], KEYS[2]
 local host, field, holder = ARGV[1], ARGV[2], ARGV[3]
 local lk = hkey(root, host, 'L')
 local v = redis.call('HGET', lk, field)
 if not v then return { 1, 0, '' } end
-local _, who, _, level, entry = lease_parse(v)
+local _, who, claimed, level, entry = lease_parse(v)
 if who ~= holder then return { 2, 0, '' } end
 redis.call('HDEL', lk, field)
 redis.call('ZREM', hkey(root, host, 'D'), field)
@@ -34,6 +36,7 @@ if not lease_slot_freed(root, host, field) then flight_add(root, host, -1) end
 redis.call('HINCRBY', dkey, 'f', -1)
 redis.call('HINCRBY', dkey, 'q', 1)
 redis.call('HINCRBY', dkey, 'released', 1)
+budget_refund(dkey, claimed)
 queue_push(root, host, level, entry, true)
 local hold = tonumber(ARGV[5]) or 0
 if hold > 0 then

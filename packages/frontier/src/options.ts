@@ -64,7 +64,8 @@ export interface FrontierOptions {
   maxAcceptedPerHost?: number;
   /**
    * A refilling budget per domain: at most `pages` URLs claimed per `periodMs` window
-   * (URLFrontier's crawl limit that refills). When spent, the domain's URLs stay queued and
+   * (URLFrontier's crawl limit that refills; a lease released unfetched gives its claim
+   * back within its window). When spent, the domain's URLs stay queued and
    * its hosts wait in the due index until the window ends; the window lives in the domain's
    * Redis state. `null` = none. @default null
    */

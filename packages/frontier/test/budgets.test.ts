@@ -71,6 +71,44 @@ describe('budgets', () => {
     expect((await frontier.inspector.domainStats('bud-test.com')).queued).toBe(1);
   });
 
+  it('a URL released unfetched gives its claim back to the budget', async () => {
+    const periodMs = 60_000;
+    const { frontier } = make({ domainBudget: { pages: 1, periodMs } });
+    await frontier.enqueue(['https://www.refund-test.com/1', 'https://www.refund-test.com/2']);
+    const [first] = (await frontier.claim({ pod: 'pod-a', max: 10 })).leases;
+    expect((await frontier.inspector.domainStats('refund-test.com')).budgetSpent).toBe(1);
+    // Given back untouched (as a pod does when the host's robots.txt took its turn first).
+    await frontier.release(first!);
+    expect(await frontier.inspector.domainStats('refund-test.com')).toMatchObject({
+      budgetSpent: 0,
+      queued: 2,
+    });
+    const [again] = (await frontier.claim({ pod: 'pod-a', max: 10 })).leases;
+    expect(again?.url).toBe(first!.url);
+    await frontier.complete(again!);
+    // The fetched one keeps its claim: the budget is spent and the other URL waits.
+    expect((await frontier.claim({ pod: 'pod-a', max: 10 })).leases).toEqual([]);
+    expect(await frontier.inspector.domainStats('refund-test.com')).toMatchObject({
+      budgetSpent: 1,
+      queued: 1,
+    });
+  });
+
+  it('a release after the window rolled over leaves the new window alone', async () => {
+    const redis = connect();
+    const periodMs = 400;
+    const { frontier, keys } = make({ domainBudget: { pages: 2, periodMs } });
+    await frontier.enqueue(['https://a.roll-test.com/1', 'https://b.roll-test.com/1']);
+    const [old] = (await frontier.claim({ pod: 'pod-a', max: 1 })).leases;
+    await new Promise((r) => setTimeout(r, periodMs + 50));
+    // A claim in the new window, then the old lease comes back.
+    const [fresh] = (await frontier.claim({ pod: 'pod-a', max: 10 })).leases;
+    expect(fresh).toBeDefined();
+    expect(await redis.hget(keys.domain('roll-test.com'), 'bn')).toBe('1');
+    await frontier.release(old!);
+    expect(await redis.hget(keys.domain('roll-test.com'), 'bn')).toBe('1');
+  });
+
   it('rejects a malformed budget, naming the option', () => {
     expect(() => make({ domainBudget: { pages: 0, periodMs: 1000 } })).toThrow(/domainBudget/);
     expect(() => make({ maxAcceptedPerHost: -1 })).toThrow(/maxAcceptedPerHost/);

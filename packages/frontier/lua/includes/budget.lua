@@ -28,3 +28,16 @@ local function budget_take(dkey, now, budget, period, d)
   end
   return true
 end
+
+-- A lease released unfetched (release-2.lua: no request was sent) gives back the claim it
+-- took, when it took it in the current window (`claimed`, ms, not before the window's
+-- start): the window has one claim more to hand out, so the budget is not spent any more.
+-- Else a pod that gives a URL back (its host's robots.txt took the gap first, a stop) would
+-- spend the budget on nothing: at 1/1h, no page for an hour.
+local function budget_refund(dkey, claimed)
+  local w = redis.call('HMGET', dkey, 'bw', 'bn')
+  local bn = tonumber(w[2]) or 0
+  if bn <= 0 or claimed < (tonumber(w[1]) or 0) then return end
+  redis.call('HINCRBY', dkey, 'bn', -1)
+  redis.call('HDEL', dkey, 'be')
+end
