@@ -1,18 +1,20 @@
 /**
  * The live progress line of `shardline crawl` (stderr, once a second): pages, rate, queue,
- * errors by code, and the hosts waiting on politeness with the longest wait — so a slow tail
- * (a host's Crawl-delay) explains itself. With nothing queued or in flight it says
- * "idle: nothing queued" (the pod keeps waiting for work unless --exit-when-idle).
+ * errors by code, and the hosts not due yet with the longest wait — so a slow tail (a host's
+ * Crawl-delay, a failure backoff, a spent budget, a block) explains itself. With nothing queued
+ * or in flight it says "idle: nothing queued" (the pod keeps waiting for work unless
+ * --exit-when-idle). Off a terminal a line is printed only when it says something new.
  */
 import type { CrawlerPod } from '@shardline/crawler';
 import type { Logger } from 'pino';
 import { type CrawlReport, errorsText } from './crawl-report.js';
+import { duration } from './table.js';
 
-/** Due-index entries read per tick to find hosts waiting on politeness. */
+/** Due-index entries read per tick to find hosts not due yet. */
 const DUE_SAMPLE = 1000;
 
 /** Hosts of the pod's due index whose next visit is in the future, and the longest wait. */
-export async function politeness(pod: CrawlerPod): Promise<{ waiting: number; longestMs: number }> {
+export async function notDueYet(pod: CrawlerPod): Promise<{ waiting: number; longestMs: number }> {
   const now = Date.now();
   const hosts = await pod.frontier.inspector.dueHosts(pod.id, { limit: DUE_SAMPLE });
   let waiting = 0;
@@ -39,15 +41,25 @@ export function progressLine(o: {
   if (o.queued <= 0 && stats.inFlight === 0) {
     return `idle: nothing queued  pages ${stats.fetched}  ${o.errors}  ${elapsed}`;
   }
-  const polite =
+  // Not only politeness: a backoff, a spent budget or a block also put a host's turn later.
+  const waiting =
     o.waiting.waiting > 0
-      ? `  waiting on politeness ${o.waiting.waiting} hosts (longest ${(o.waiting.longestMs / 1000).toFixed(1)} s)`
+      ? `  hosts not due yet ${o.waiting.waiting} (longest wait ${duration(o.waiting.longestMs)})`
       : '';
   return (
     `pages ${stats.fetched}  ${o.rate.toFixed(0)}/s  queued ${o.queued}` +
     `  in flight ${stats.inFlight}  retries ${stats.retried}  dead ${stats.dead}` +
-    `  ${o.errors}${polite}  ${elapsed}`
+    `  ${o.errors}${waiting}  ${elapsed}`
   );
+}
+
+/**
+ * What a progress line says, less what changes by itself every second (the elapsed time, the
+ * longest wait counting down): off a terminal a line is printed only when this changes, so a
+ * host waiting a day on its budget does not write a line per second to the log.
+ */
+export function progressNews(line: string): string {
+  return line.replace(/\s+\d+s$/, '').replace(/ \(longest wait [^)]*\)/, '');
 }
 
 /** Prints the progress line on stderr every second; returns what ends it. */
@@ -55,9 +67,9 @@ export function startProgress(pod: CrawlerPod, report: CrawlReport, logger: Logg
   const startedAt = Date.now();
   const tty = process.stderr.isTTY === true;
   let last = { at: startedAt, fetched: 0 };
-  let lastLine = '';
+  let lastNews = '';
   const timer = setInterval(() => {
-    void Promise.all([pod.frontier.stats(), politeness(pod)]).then(
+    void Promise.all([pod.frontier.stats(), notDueYet(pod)]).then(
       ([frontier, waiting]) => {
         const stats = pod.stats();
         const now = Date.now();
@@ -73,8 +85,8 @@ export function startProgress(pod: CrawlerPod, report: CrawlReport, logger: Logg
         });
         // On a TTY the line is redrawn in place; elsewhere only changes are printed.
         if (tty) process.stderr.write(`\r${line}\x1b[K`);
-        else if (line.replace(/\s+\d+s$/, '') !== lastLine) process.stderr.write(`${line}\n`);
-        lastLine = line.replace(/\s+\d+s$/, '');
+        else if (progressNews(line) !== lastNews) process.stderr.write(`${line}\n`);
+        lastNews = progressNews(line);
       },
       (error: unknown) => logger.debug({ err: error }, 'progress: frontier stats failed'),
     );
