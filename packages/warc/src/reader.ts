@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { CDXIndexer } from 'warcio';
 import { WarcError, WarcErrorCode } from './errors.js';
+import { closedName } from './file-names.js';
 import { LineSorter } from './line-sort.js';
 
 /**
@@ -152,7 +153,8 @@ export async function readRecordAt(path: string, offset: number): Promise<ReadRe
   const { size } = await stat(path);
   if (offset >= size) throw fail(`nothing there: the file has ${size} bytes`);
   const source = createReadStream(path, { start: offset });
-  const gzipped = path.endsWith('.gz');
+  // A file its pod is still writing (`….warc.gz.open`) is gzipped too.
+  const gzipped = closedName(path).endsWith('.gz');
   const stream = gzipped ? source.pipe(createGunzip()) : source;
   const chunks: Buffer[] = [];
   let have = 0;

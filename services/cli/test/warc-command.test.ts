@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { WarcWriter } from '@shardline/warc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasStackTrace, runCli } from './run-cli.js';
+import { runCliWith } from './run-cli-with.js';
 
 let dir: string;
 let file: string;
@@ -70,6 +71,31 @@ describe('shardline warc', () => {
     expect(stdout).toContain('WARC-Target-URI: http://example.test/b\r\n');
     expect(stdout).toContain('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>/b</p>\r\n\r\n');
     expect(stdout).not.toContain('/a');
+  });
+
+  it('get finds a bare file name (a result’s warcFile) in the WARC directory, and as the .open file being written', async () => {
+    const name = file.slice(dir.length + 1);
+    const at = `${name}:${offsets[1]}`;
+    // As `shardline crawl` leaves it: <data-dir>/warc, the command run where the crawl was.
+    const cwd = join(dir, 'run');
+    mkdirSync(join(cwd, '.shardline', 'warc'), { recursive: true });
+    copyFileSync(file, join(cwd, '.shardline', 'warc', name));
+    const inDataDir = await runCliWith(['warc', 'get', at], { cwd });
+    expect(inDataDir.stderr).toBe('');
+    expect(inDataDir.stdout).toContain('WARC-Target-URI: http://example.test/b\r\n');
+    const inWarcDir = await runCliWith(['warc', 'get', '--warc-dir', dir, at]);
+    expect(inWarcDir.stdout).toContain('WARC-Target-URI: http://example.test/b\r\n');
+    // Its pod still writes it: the result already names it as it will be once closed.
+    const openDir = join(dir, 'still-open');
+    mkdirSync(openDir);
+    copyFileSync(file, join(openDir, `${name}.open`));
+    const open = await runCliWith(['warc', 'get', '--warc-dir', openDir, at]);
+    expect(open.stdout).toContain('WARC-Target-URI: http://example.test/b\r\n');
+    const nowhere = await runCliWith(['warc', 'get', '--warc-dir', join(dir, 'nope'), at]);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr.trim()).toBe(
+      `error: cannot read ${name}: no such file (nor in ${join(dir, 'nope')}: name its directory with --warc-dir)`,
+    );
   });
 
   it('refuses a bad location or offset in one line', async () => {

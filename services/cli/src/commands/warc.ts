@@ -3,10 +3,13 @@
  * replay tools read: SURT key, timestamp, JSON with url, mime, status, digest, offset, length,
  * filename); a directory (a crawl's --warc-dir) stands for its closed WARC files.
  * `shardline warc get FILE:OFFSET` prints the one record at that offset (a result's
- * `warcFile` and `warcOffset`) as stored, decompressed.
+ * `warcFile` and `warcOffset`) as stored, decompressed. A result and an index line name the
+ * file as it is in its WARC directory once closed, so a bare name is also looked up in
+ * --warc-dir (default <data-dir>/warc, as `shardline crawl` writes), and as the `.open` file
+ * its pod is still writing.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import {
   closedName,
   OPEN_SUFFIX,
@@ -52,8 +55,13 @@ export function registerWarcCommands(program: Command): void {
   warc
     .command('get')
     .description('print the record at FILE:OFFSET (a result’s warcFile:warcOffset) as stored')
-    .argument('<location>', 'FILE:OFFSET')
-    .action(async (location: string) => {
+    .argument('<location>', 'FILE:OFFSET; a bare file name is looked up in the WARC directory')
+    .option(
+      '--warc-dir <dir>',
+      'the WARC directory of a bare file name (env WARC_DIR, default <data-dir>/warc)',
+    )
+    .option('--data-dir <dir>', 'the crawl’s state directory', './.shardline')
+    .action(async (location: string, flags: { warcDir?: string; dataDir: string }) => {
       const match = /^(.+):(\d+)$/.exec(location);
       if (!match) {
         throw new CliError(
@@ -61,7 +69,8 @@ export function registerWarcCommands(program: Command): void {
           `warc get: expected FILE:OFFSET (e.g. shardline-….warc.gz:1234), got "${location}"`,
         );
       }
-      const file = readable(match[1]!);
+      const warcDir = flags.warcDir ?? process.env.WARC_DIR ?? join(flags.dataDir, 'warc');
+      const file = readable(locate(match[1]!, warcDir));
       try {
         const record = await readRecordAt(file, Number(match[2]));
         process.stdout.write(record.bytes);
@@ -81,6 +90,22 @@ function statOf(path: string) {
     const why = code === 'ENOENT' ? 'no such file' : message(error);
     throw new CliError(CliErrorCode.IO, `cannot read ${path}: ${why}`);
   }
+}
+
+/**
+ * The file a location names: the path as given; else, for a bare name (what a result's
+ * `warcFile` and an index line's `filename` hold), the file in `warcDir`; else the `.open`
+ * file its pod is still writing under that name.
+ */
+function locate(file: string, warcDir: string): string {
+  const candidates = [file, `${file}${OPEN_SUFFIX}`];
+  if (dirname(file) === '.')
+    candidates.push(join(warcDir, file), join(warcDir, `${file}${OPEN_SUFFIX}`));
+  const found = candidates.find((path) => existsSync(path));
+  if (found) return found;
+  const where =
+    dirname(file) === '.' ? ` (nor in ${warcDir}: name its directory with --warc-dir)` : '';
+  throw new CliError(CliErrorCode.IO, `cannot read ${file}: no such file${where}`);
 }
 
 function readable(file: string): string {
