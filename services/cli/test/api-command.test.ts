@@ -47,12 +47,16 @@ function startApiCommand(
   });
 }
 
-describe('shardline api', () => {
-  let redis: RedisServer;
+/** A throwaway Redis stopped after the file (each its own: a shared variable would stop the last twice). */
+async function redisForTest(): Promise<RedisServer> {
+  const server = await startRedis();
+  cleanups.push(() => server.stop());
+  return server;
+}
 
+describe('shardline api', () => {
   it('serves the stats of the Redis given by --redis and stops on SIGTERM', async () => {
-    redis = await startRedis();
-    cleanups.push(() => redis.stop());
+    const redis = await redisForTest();
     const seeded = await runCliWith(
       ['seed', 'https://www.example.com/a', '--redis', redis.url, '--pods', 'pod-a'],
       {},
@@ -95,8 +99,7 @@ describe('shardline api', () => {
   });
 
   it('says once that a rediss:// URL names a Redis without TLS, long before a connect timeout', async () => {
-    redis = await startRedis();
-    cleanups.push(() => redis.stop());
+    const redis = await redisForTest();
     const target = `rediss://127.0.0.1:${redis.port}`;
     const { url, output } = await startApiCommand(['--redis', target, '--pods', 'pod-a']);
     // ioredis gives up on the handshake only after 10 s, and then says only ETIMEDOUT.
