@@ -22,5 +22,7 @@ export default defineConfig({
     // machine two files at a time keeps timing-sensitive politeness assertions honest.
     maxWorkers: 2,
     pool: 'forks',
+    // Fails the run when a test leaves a throwaway redis-server running (and kills it).
+    globalSetup: ['test/helpers/redis-leaks.ts'],
   },
 });

@@ -10,6 +10,7 @@ import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { RUN_DIR_ENV } from './redis-leaks.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -113,7 +114,9 @@ async function waitForPong(port: number, timeoutMs = 10_000): Promise<void> {
 export async function startRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
   const clusterMode = options.args?.includes('--cluster-enabled') ?? false;
   const port = options.port ?? (await freePort(clusterMode));
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'shardline-redis-'));
+  // Under the run's directory (redis-leaks.ts), so a server no test stopped is found.
+  const parent = process.env[RUN_DIR_ENV] ?? tmpdir();
+  const dir = options.dir ?? mkdtempSync(join(parent, 'shardline-redis-'));
   const args = [
     '--port',
     String(port),
