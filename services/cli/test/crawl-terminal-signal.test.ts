@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { runCliWith } from './run-cli-with.js';
-import { type LiveCli, spawnCli } from './spawn-cli.js';
+import { isAlive, type LiveCli, spawnCli } from './spawn-cli.js';
 
 const SLOW_MS = 1500;
 let site: Server;
@@ -65,15 +65,6 @@ afterAll(async () => {
   await new Promise((resolve) => site.close(resolve));
   rmSync(dir, { recursive: true, force: true });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 it('SIGINT to the crawl’s process group (Ctrl-C) with fetches in flight: the pod stops on a live Redis, then the Redis', async () => {
   const dataDir = join(dir, 'data');

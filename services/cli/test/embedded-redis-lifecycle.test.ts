@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../../test/helpers/redis.js';
 import { runCliWith } from './run-cli-with.js';
-import { type LiveCli, spawnCli } from './spawn-cli.js';
+import { isAlive, type LiveCli, spawnCli } from './spawn-cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sl-embedded-life-'));
 const live: LiveCli[] = [];
@@ -25,15 +25,6 @@ afterEach(() => {
   }
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The redis-server pid the crawl recorded in its port file. */
 async function crawlWithEmbeddedRedis(

@@ -63,3 +63,13 @@ export function spawnCli(
     },
   };
 }
+
+/** Whether process `pid` is still running (a signal 0 reaches it). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
