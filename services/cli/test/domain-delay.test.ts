@@ -10,6 +10,7 @@ import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
 import { runCliWith } from './run-cli-with.js';
 
 const PREFIX = 'dd';
+const BUDGET_PREFIX = 'db';
 const BLOCKED_UNTIL = Date.parse('2099-01-01T00:00:00.000Z');
 let server: RedisServer;
 let redis: Redis;
@@ -54,6 +55,17 @@ beforeAll(async () => {
   }
   await frontier.setHostPolicy('set.example.com', { delayMs: 7000 });
   await frontier.blockUntil({ host: 'blocked.example.com' }, BLOCKED_UNTIL);
+  // A crawl with a budget of one page an hour: one URL fetched, the other waits the hour.
+  const budgeted = new RedisFrontier({
+    redis,
+    prefix: BUDGET_PREFIX,
+    ownerOf: () => 'pod-a',
+    domainBudget: { pages: 1, periodMs: 3_600_000 },
+  });
+  await budgeted.enqueue(['https://www.budget-example.com/1', 'https://www.budget-example.com/2']);
+  for (const lease of (await budgeted.claim({ pod: 'pod-a', max: 10 })).leases) {
+    await budgeted.complete(lease, { status: 200 });
+  }
 });
 
 afterAll(async () => {
@@ -127,5 +139,27 @@ describe('shardline domain: the delay and why', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('adaptive: grown by slow responses, last response 400 ms');
     expect(result.stdout).toContain('set at run time (shardline delay)');
+  });
+
+  it('says when the domain waits on its spent budget, and until when', async () => {
+    const args = ['domain', 'budget-example.com', '--redis', server.url, '--prefix', BUDGET_PREFIX];
+    const json = await runCliWith([...args, '--json']);
+    expect(json.stderr).toBe('');
+    const shown = JSON.parse(json.stdout) as {
+      budgetSpent: number;
+      budgetRefillAtMs: number;
+      detail: { hosts: { delay: { why: string } }[] };
+    };
+    expect(shown.budgetSpent).toBe(1);
+    const refill = new Date(shown.budgetRefillAtMs).toISOString();
+    expect(shown.detail.hosts[0]?.delay.why).toMatch(
+      new RegExp(`^domain budget spent until ${refill}; default 1000 ms assumed`),
+    );
+    const human = await runCliWith(args);
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `budget +1 claimed this window; spent: its URLs wait until ${refill} \\(in (59|60)\\.\\d min\\)`,
+      ),
+    );
   });
 });

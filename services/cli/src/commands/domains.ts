@@ -148,7 +148,11 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
         defaultDelayMs: flags.defaultDelayMs ?? pods?.defaultDelayMs ?? FALLBACK_DELAY_MS,
         ...(pods ? { defaultWhy: pods.why } : {}),
         userAgentToken: flags.userAgent,
-        domainHold: { paused: domain.paused, blockedUntilMs: domain.blockedUntilMs ?? 0 },
+        domainHold: {
+          paused: domain.paused,
+          blockedUntilMs: domain.blockedUntilMs ?? 0,
+          budgetRefillAtMs: domain.budgetRefillAtMs ?? 0,
+        },
       });
       // Why URLs die here, without a second command: the newest dead letter's reason and words.
       const [newestDead] =
@@ -188,6 +192,9 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
           ['over cap', domain.overCap],
           ['repeats', domain.repeats],
           ['hosts', domain.hostCount],
+          ...(domain.budgetSpent > 0
+            ? [['budget', budgetText(domain, detail.nowMs)] as [string, string]]
+            : []),
           ...(pods ? [['pod politeness', podPolitenessText(pods)] as [string, string]] : []),
         ]),
       );
@@ -248,4 +255,15 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
       }
     });
   });
+}
+
+/** The refilling budget's window (`--domain-budget`): what it handed out, and whether it waits. */
+function budgetText(
+  domain: { budgetSpent: number; budgetRefillAtMs: number },
+  nowMs: number,
+): string {
+  const claimed = `${domain.budgetSpent.toLocaleString('en-US')} claimed this window`;
+  return domain.budgetRefillAtMs > nowMs
+    ? `${claimed}; spent: its URLs wait until ${new Date(domain.budgetRefillAtMs).toISOString()} (${relative(domain.budgetRefillAtMs, nowMs)})`
+    : claimed;
 }

@@ -89,8 +89,11 @@ export interface DomainDetailOptions {
   defaultWhy?: string;
   /** The pods' User-Agent product token, whose robots group sets the crawl-delay. @default 'shardline' */
   userAgentToken?: string;
-  /** The domain's own hold, shown in every host's `why`. @default none */
-  domainHold?: { paused: boolean; blockedUntilMs?: number };
+  /**
+   * The domain's own hold, shown in every host's `why`: paused, blocked, or its refilling
+   * budget spent until `budgetRefillAtMs` (DomainStats). @default none
+   */
+  domainHold?: { paused: boolean; blockedUntilMs?: number; budgetRefillAtMs?: number };
 }
 
 export interface DomainDetail {
@@ -154,6 +157,8 @@ function delayWhy(source: DelaySource, state: HostState, context: DelayContext):
   if (context.domainHold?.paused) parts.push('domain paused');
   const domainBlock = context.domainHold?.blockedUntilMs ?? 0;
   if (domainBlock > now) parts.push(`domain blocked until ${until(domainBlock)}`);
+  const budgetRefill = context.domainHold?.budgetRefillAtMs ?? 0;
+  if (budgetRefill > now) parts.push(`domain budget spent until ${until(budgetRefill)}`);
   if (state.blockedUntilMs > now) parts.push(`blocked until ${until(state.blockedUntilMs)}`);
   const last =
     context.lastResponseMs === undefined ? '' : `, last response ${context.lastResponseMs} ms`;
