@@ -29,6 +29,24 @@ function fact(label, value, id) {
   return div;
 }
 
+/** What holds every host of the domain back besides politeness: a block, a spent budget. */
+function holdFacts(c, nowMs) {
+  const facts = [];
+  if (c.blockedUntilMs > nowMs) {
+    facts.push(fact('Blocked until', new Date(c.blockedUntilMs).toISOString(), 'domain-blocked'));
+  }
+  if (c.budgetSpent > 0) {
+    const spent =
+      c.budgetRefillAtMs > nowMs
+        ? `; spent until ${new Date(c.budgetRefillAtMs).toISOString()}`
+        : '';
+    facts.push(
+      fact('Budget', `${fmt(c.budgetSpent)} claimed this window${spent}`, 'domain-budget'),
+    );
+  }
+  return facts;
+}
+
 function drawDomainPage(d) {
   $('domain-name').textContent = d.domain;
   const status = el('span', { class: `status-${d.status}` }, STATUS_TEXT[d.status] ?? d.status);
@@ -43,6 +61,7 @@ function drawDomainPage(d) {
     fact('Failed attempts', fmt(c.failed)),
     fact('Dead letters', fmt(d.deadLettersKept), 'domain-dead'),
     fact('Hosts', fmt(d.hostCount)),
+    ...holdFacts(c, d.timeMs),
   );
   const hosts = $('domain-hosts').tBodies[0];
   if (d.hosts.length === 0) emptyRow(hosts, 'No hosts.', 9);

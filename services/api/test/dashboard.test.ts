@@ -182,6 +182,24 @@ describe('dashboard', () => {
     const due = await fx.frontier.inspector.dueHosts(owner, { limit: 1000 });
     expect(due.some((h) => h.domain === FAILING)).toBe(true);
     await page.locator('#domain-dead').getByText('0').waitFor();
+    // An operator's block of the whole domain is a fact of the page, with its end.
+    const blockedUntil = Date.parse('2099-01-01T00:00:00.000Z');
+    await fx.frontier.blockUntil({ domain: FAILING }, blockedUntil);
+    await page.locator('#domain-blocked').getByText('2099-01-01T00:00:00.000Z').waitFor();
+    // A domain whose refilling budget (one page an hour) is spent says until when it waits.
+    const budgeted = new RedisFrontier({
+      redis: fx.redis,
+      ownerOf: () => owner,
+      domainBudget: { pages: 1, periodMs: 3_600_000 },
+    });
+    await budgeted.enqueue(['http://budget-dash.com/a', 'http://budget-dash.com/b']);
+    await budgeted.claim({ pod: owner, max: 1000 });
+    const { budgetRefillAtMs } = await budgeted.inspector.domainStats('budget-dash.com');
+    await page.goto(`${fx.base}/#domain=budget-dash.com`);
+    await page
+      .locator('#domain-budget')
+      .getByText(`1 claimed this window; spent until ${new Date(budgetRefillAtMs).toISOString()}`)
+      .waitFor();
     // The 401 of the wrong token is the only failed request.
     expect(failures).toEqual([`${fx.base}/v1/domains/${FAILING}/dead-letters/requeue 401`]);
     await page.close();
