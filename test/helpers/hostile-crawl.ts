@@ -45,16 +45,24 @@ const CLOCKS_MS = 25;
  * takes the latest unused send of its URL at or before it; requests without a result (robots.txt,
  * a fetch cut by a kill) keep the server's stamp. Every send must find its arrival, or this
  * throws: the pods' times stand in for the server's only where they agree with it.
+ *
+ * The results stream is at-least-once: when Redis dies between a pipelined XADD and its reply,
+ * the pod's client sends it again after the restart, so one fetch can have two identical
+ * records (same URL, pod, start and send). They count as one send.
  */
 export function sentTimeLog(
   log: readonly RequestLogEntry[],
   results: readonly CrawlResult[],
 ): RequestLogEntry[] {
   const sends = new Map<string, number[]>();
+  const records = new Set<string>();
   for (const r of results) {
     if (r.sentAtMs === undefined) continue;
     const u = new URL(r.url);
     const key = `${u.hostname}${u.pathname}${u.search}`;
+    const record = `${key} ${r.pod} ${r.startedAtMs} ${r.sentAtMs}`;
+    if (records.has(record)) continue;
+    records.add(record);
     const list = sends.get(key) ?? [];
     list.push(r.sentAtMs);
     sends.set(key, list);
