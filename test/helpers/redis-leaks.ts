@@ -34,10 +34,12 @@ function leftServers(runDir: string): string[] {
   for (const name of readdirSync(runDir)) {
     const log = join(runDir, name, 'redis.log');
     if (!existsSync(log)) continue;
-    // Each start (a restart too) logs its pid: the live one is among them.
-    const pids = [...readFileSync(log, 'utf8').matchAll(/\bpid=(\d+)/g)].map((m) => Number(m[1]));
+    // Each start (a restart too) logs its pid and port: the live one is among them.
+    const text = readFileSync(log, 'utf8');
+    const pids = [...text.matchAll(/\bpid=(\d+)/g)].map((m) => Number(m[1]));
+    const port = /\bport=(\d+)/.exec(text)?.[1];
     for (const pid of new Set(pids)) {
-      if (!isRedisServer(pid)) continue;
+      if (port === undefined || !isRedisServer(pid, port)) continue;
       process.kill(pid, 'SIGKILL');
       leaks.push(`pid ${pid} (dir ${name})`);
     }
@@ -45,10 +47,15 @@ function leftServers(runDir: string): string[] {
   return leaks;
 }
 
-/** Whether `pid` is a live redis-server (not a pid reused by something else since). */
-function isRedisServer(pid: number): boolean {
+/**
+ * Whether `pid` is a live redis-server on `port` (the title it gives itself,
+ * `redis-server 127.0.0.1:<port>`, `[cluster]` after it in cluster mode): not a pid
+ * reused since by another process or Redis.
+ */
+function isRedisServer(pid: number, port: string): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('redis-server');
+    const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    return new RegExp(`^redis-server \\S*:${port}\\b`).test(title);
   } catch {
     return false;
   }
