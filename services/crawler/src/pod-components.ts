@@ -182,9 +182,20 @@ export async function closeSubscriber(subscriber: Redis | Cluster, log: Logger):
   const outcome = await Promise.race([quitting, late]);
   clearTimeout(timer);
   if (outcome === 'quit') return;
-  // A server that is not Redis fails the QUIT too; the main client has said so.
-  if (outcome !== 'late' && notRedisReason(outcome.error) === undefined) {
+  // A server that is not Redis fails the QUIT too, and so does a connection its server has
+  // just closed (one that is not Redis hangs up after its error reply): the main client has
+  // said why, and there is nothing left to close.
+  if (
+    outcome !== 'late' &&
+    notRedisReason(outcome.error) === undefined &&
+    !isClosedConnection(outcome.error)
+  ) {
     log.warn({ err: outcome.error }, 'wake subscriber close failed');
   }
   subscriber.disconnect();
+}
+
+/** ioredis's rejection of a command whose connection closed under it. */
+function isClosedConnection(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Connection is closed.';
 }
