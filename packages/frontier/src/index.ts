@@ -35,7 +35,13 @@ export type {
   FrontierInspectorOptions,
   FrontierOptions,
 } from './options.js';
-export { DEFAULT_MAX_PRIORITY, isKeyPrefix, KEY_PREFIX_RULE, MAX_REFETCH_MS } from './options.js';
+export {
+  DEFAULT_MAX_PRIORITY,
+  DEFAULT_PREFIX,
+  isKeyPrefix,
+  KEY_PREFIX_RULE,
+  MAX_REFETCH_MS,
+} from './options.js';
 export {
   PLAIN_PROBE_AFTER_MS,
   PLAIN_REDIS_HINT,

@@ -193,8 +193,11 @@ export type ResolvedOptions = Required<Omit<FrontierOptions, 'canonicalize' | Se
 /** The default bound of a URL's priority (`maxPriority`): ±1,000,000. */
 export const DEFAULT_MAX_PRIORITY = 1_000_000;
 
+/** The key prefix when none is given: `sl:…`. */
+export const DEFAULT_PREFIX = 'sl';
+
 const DEFAULTS = {
-  prefix: 'sl',
+  prefix: DEFAULT_PREFIX,
   crawlId: DEFAULT_CRAWL,
   leaseTimeoutMs: 60_000,
   maxRetries: 3,

@@ -3,7 +3,7 @@
  * where the member list comes from: the pod registry (`@shardline/membership`, the
  * default), a fixed list (`--pods`), or the pods the frontier has seen.
  */
-import { FrontierInspector } from '@shardline/frontier';
+import { DEFAULT_PREFIX, FrontierInspector } from '@shardline/frontier';
 import { MembershipReader } from '@shardline/membership';
 import type { Cluster, Redis } from 'ioredis';
 
@@ -119,7 +119,7 @@ export class RegistryClusterView implements ClusterView {
   readonly #fallback: FrontierPodsClusterView;
 
   /** @param prefix key prefix shared by the frontier and the registry. @default 'sl' */
-  constructor(redis: Redis | Cluster, prefix = 'sl') {
+  constructor(redis: Redis | Cluster, prefix = DEFAULT_PREFIX) {
     this.#reader = new MembershipReader(redis, prefix);
     this.#fallback = new FrontierPodsClusterView(new FrontierInspector({ redis, prefix }));
   }

@@ -2,6 +2,7 @@
  * Settings of the API process, read from the environment. This is the only file of the
  * service that reads `process.env`.
  */
+import { DEFAULT_PREFIX } from '@shardline/frontier';
 import { ApiConfigError } from './errors.js';
 
 /** Everything `main.ts` needs to start the API. */
@@ -75,7 +76,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   }
   const nodes = env.REDIS_CLUSTER_NODES?.trim() || undefined;
   const redisClusterNodes = nodes === undefined ? undefined : clusterNodes(nodes);
-  const keyPrefix = env.KEY_PREFIX?.trim() || 'sl';
+  const keyPrefix = env.KEY_PREFIX?.trim() || DEFAULT_PREFIX;
   const host = env.API_HOST?.trim() || '127.0.0.1';
   const token = env.API_TOKEN?.trim() || undefined;
   if (token !== undefined && token.length < 16) {

@@ -1,7 +1,9 @@
 /** `createApiServer`: the stats API and dashboard as a Fastify instance. */
+
 import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import type { RedisFrontier } from '@shardline/frontier';
+import { DEFAULT_PREFIX } from '@shardline/frontier';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Cluster, Redis } from 'ioredis';
 import { bearerGuard } from './auth.js';
@@ -116,7 +118,7 @@ export async function createApiServer(options: ApiServerOptions): Promise<Fastif
   installErrorHandlers(app, options.redis, maxBodyBytes);
 
   const reader = new StatsReader(options.frontier.inspector, options.cluster);
-  const prefix = options.prefix ?? 'sl';
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
   const readers = new CrawlReaders(options.redis, prefix, {
     reader,
     frontier: options.frontier,

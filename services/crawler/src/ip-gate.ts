@@ -16,7 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { FRONTIER_LUA_INCLUDES, luaScripts } from '@shardline/frontier';
+import { DEFAULT_PREFIX, FRONTIER_LUA_INCLUDES, luaScripts } from '@shardline/frontier';
 import type { Cluster, Redis, Result } from 'ioredis';
 import { check } from './errors.js';
 import type { GatePass, SendGate } from './send-gate.js';
@@ -91,7 +91,7 @@ export class IpGate {
 
   constructor(options: IpGateOptions) {
     this.#redis = options.redis;
-    this.#prefix = check.string(OWNER, 'prefix', options.prefix, 'sl');
+    this.#prefix = check.string(OWNER, 'prefix', options.prefix, DEFAULT_PREFIX);
     this.#pod = check.string(OWNER, 'pod', options.pod, '');
     this.#delayMs = check.int(OWNER, 'delayMs', options.delayMs, 0, 0);
     this.#concurrency = check.int(OWNER, 'concurrency', options.concurrency, 0, 0, 1024);

@@ -3,6 +3,7 @@
  * record, expiring with it (`SET … PX`). A pod that takes a domain over after a handoff finds
  * the host's robots.txt warm instead of fetching it again.
  */
+import { DEFAULT_PREFIX } from '@shardline/frontier';
 import type { Cluster, Redis } from 'ioredis';
 import { check, invalidOption } from './errors.js';
 import type { RobotsCacheRecord, RobotsSharedCache } from './robots-cache-record.js';
@@ -29,7 +30,12 @@ export class RedisRobotsCache implements RobotsSharedCache {
       throw invalidOption('RedisRobotsCacheOptions', 'redis', redis, 'an ioredis client');
     }
     this.#redis = options.redis;
-    this.#prefix = check.string('RedisRobotsCacheOptions', 'prefix', options.prefix, 'sl');
+    this.#prefix = check.string(
+      'RedisRobotsCacheOptions',
+      'prefix',
+      options.prefix,
+      DEFAULT_PREFIX,
+    );
     this.#maxRecordBytes = check.int(
       'RedisRobotsCacheOptions',
       'maxRecordBytes',

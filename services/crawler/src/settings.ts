@@ -16,6 +16,7 @@ import {
   CRAWL_ID,
   crawlKeyPrefix,
   DEFAULT_CRAWL,
+  DEFAULT_PREFIX,
   isCrawlId,
   isKeyPrefix,
   KEY_PREFIX_RULE,
@@ -82,7 +83,7 @@ export const POD_SETTINGS = {
     flag: 'prefix',
     kind: 'string',
     doc: 'Redis key prefix',
-    default: 'sl',
+    default: DEFAULT_PREFIX,
     refine: (prefix) => (isKeyPrefix(prefix) ? undefined : KEY_PREFIX_RULE),
   },
   /**

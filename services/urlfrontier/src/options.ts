@@ -1,4 +1,5 @@
 /** Options of a {@link UrlFrontierNode} and their validation. */
+import { DEFAULT_PREFIX } from '@shardline/frontier';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { invalidOption } from './errors.js';
@@ -58,7 +59,7 @@ export type ResolvedNodeOptions = Required<Omit<UrlFrontierNodeOptions, 'adverti
 
 const DEFAULTS = {
   host: '127.0.0.1',
-  prefix: 'sl',
+  prefix: DEFAULT_PREFIX,
   leaseTimeoutMs: 60_000,
   minDelayMs: 0,
   perHostConcurrency: 100,

@@ -5,7 +5,9 @@
  * --urlfrontier-port BASE --no-fetch` runs K of them on BASE, BASE+1, …; see
  * docs/urlfrontier.md.
  */
+
 import { hostname } from 'node:os';
+import { DEFAULT_PREFIX } from '@shardline/frontier';
 import { type Command, Option } from 'commander';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
@@ -141,7 +143,7 @@ export function registerUrlFrontierCommand(program: Command): void {
           port: flags.port,
           host: flags.host,
           ...(flags.advertise === undefined ? {} : { advertise: flags.advertise }),
-          prefix: flags.prefix ?? config.keyPrefix ?? 'sl',
+          prefix: flags.prefix ?? config.keyPrefix ?? DEFAULT_PREFIX,
           leaseTimeoutMs: flags.leaseTimeoutMs,
           minDelayMs: flags.minDelayMs,
           perHostConcurrency: flags.perHostConcurrency,

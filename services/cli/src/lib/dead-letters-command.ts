@@ -3,7 +3,7 @@
  * that find the same Redis and keys, each only when it differs from the default (the
  * environment the user runs with finds the rest).
  */
-import { DEFAULT_CRAWL } from '@shardline/frontier';
+import { DEFAULT_CRAWL, DEFAULT_PREFIX } from '@shardline/frontier';
 
 /** What locates the dead letters; every field optional. */
 export interface DeadLettersWhere {
@@ -23,7 +23,8 @@ export function deadLettersCommand(where: DeadLettersWhere): string {
   if (where.dataDir !== undefined) parts.push(`--data-dir ${where.dataDir}`);
   if (where.redisLabel !== undefined) parts.push(`--redis ${where.redisLabel}`);
   if (where.redisCluster !== undefined) parts.push(`--redis-cluster ${where.redisCluster}`);
-  if (where.prefix !== undefined && where.prefix !== 'sl') parts.push(`--prefix ${where.prefix}`);
+  if (where.prefix !== undefined && where.prefix !== DEFAULT_PREFIX)
+    parts.push(`--prefix ${where.prefix}`);
   if (where.crawlId !== undefined && where.crawlId !== DEFAULT_CRAWL) {
     parts.push(`--crawl-id ${where.crawlId}`);
   }

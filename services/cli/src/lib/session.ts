@@ -12,6 +12,7 @@ import {
   CrawlRegistry,
   crawlKeyPrefix,
   DEFAULT_CRAWL,
+  DEFAULT_PREFIX,
   isCrawlId,
   isKeyPrefix,
   KEY_PREFIX_RULE,
@@ -122,7 +123,7 @@ export async function withSession<T>(
   const env = loadConfig();
   const target = resolveRedisTarget(flags, env);
   // --prefix is checked by its parser; the variable here, before anything connects.
-  const prefix = flags.prefix ?? env.keyPrefix ?? 'sl';
+  const prefix = flags.prefix ?? env.keyPrefix ?? DEFAULT_PREFIX;
   if (!isKeyPrefix(prefix)) {
     throw usageError(`KEY_PREFIX must be ${KEY_PREFIX_RULE}, got ${JSON.stringify(prefix)}`);
   }
