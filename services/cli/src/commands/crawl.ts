@@ -6,6 +6,7 @@
  * started with its data in --data-dir (AOF on, so a crawl resumes). The pod joins the
  * membership before it claims; HEALTH_PORT / --health-port serves the probes and `/drain`.
  */
+
 import { join } from 'node:path';
 import type { CrawlerPod } from '@shardline/crawler';
 import {
@@ -24,6 +25,7 @@ import { startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { startProgress } from '../lib/crawl-progress.js';
 import { CrawlReport, formatSummary, nothingFetchedMessage } from '../lib/crawl-report.js';
+import { DEFAULT_DATA_DIR, warcDirOf } from '../lib/data-dir.js';
 import { type DeadLettersWhere, deadLettersCommand } from '../lib/dead-letters-command.js';
 import { clip } from '../lib/domains.js';
 import type { SeedCounts } from '../lib/seed-progress.js';
@@ -129,7 +131,7 @@ export function registerCrawlCommand(program: Command): void {
 /** `shardline crawl` archives by default: WARC files in <data-dir>/warc unless told otherwise. */
 function withWarcDefault(settings: PodSettingOptions, dataDir: string): PodSettingOptions {
   if (settings.warcDir !== undefined || settings.noWarc) return settings;
-  return { ...settings, warcDir: join(dataDir, 'warc') };
+  return { ...settings, warcDir: warcDirOf(dataDir) };
 }
 
 /** A bad variable or option is a usage error (one line, status 2); anything else stays. */
@@ -180,9 +182,6 @@ async function seedPod(
   logger.info(total, 'seeded');
   return total;
 }
-
-/** Where `crawl` keeps its embedded Redis and WARC files unless told (`--data-dir`). */
-const DEFAULT_DATA_DIR = './.shardline';
 
 /** Where this crawl's dead letters are read (see {@link deadLettersCommand}). */
 function deadLettersOf(

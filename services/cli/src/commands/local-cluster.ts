@@ -4,11 +4,13 @@
  * `status` lists the pods, `down` stops everything gracefully. The supervisor is found
  * through `<data-dir>/cluster.json`.
  */
+
 import { resolve } from 'node:path';
 import { redisLabel } from '@shardline/frontier';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { usageError } from '../errors.js';
+import { DEFAULT_DATA_DIR } from '../lib/data-dir.js';
 import { connectRedis, singleRedisTarget } from '../lib/redis-connect.js';
 import { loadSettings } from '../lib/settings-sources.js';
 import { ClusterClient, StaleClusterError } from '../local-cluster/control-client.js';
@@ -20,8 +22,6 @@ import { readAll } from '../local-cluster/read-all.js';
 import { runSupervisor } from '../local-cluster/run-supervisor.js';
 import { type ClusterSpec, parseSpec, SUPERVISOR_COMMAND } from '../local-cluster/spec.js';
 import type { ScaleReport, StoppedPod } from '../local-cluster/supervisor.js';
-
-const DEFAULT_DATA_DIR = './.shardline';
 
 function count(name: string) {
   return (value: string): number => {

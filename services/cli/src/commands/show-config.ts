@@ -4,9 +4,11 @@
  * It takes the same setting flags as `crawl`, so a command line can be checked before it runs;
  * it needs no Redis.
  */
+
 import { PROCESS_SETTINGS } from '@shardline/crawler/settings';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { DEFAULT_DATA_DIR } from '../lib/data-dir.js';
 import { writeJson } from '../lib/json-output.js';
 import {
   type EffectiveSetting,
@@ -39,7 +41,7 @@ export function registerConfigCommand(program: Command, ctx?: CliContext): void 
     .option(
       '--data-dir <dir>',
       'where the default shardline.yaml is looked up first',
-      './.shardline',
+      DEFAULT_DATA_DIR,
     )
     .option('--json', 'print the settings as a JSON array of {option, env, flag, value, source}');
   for (const [option, setting] of Object.entries(PROCESS_SETTINGS)) {

@@ -8,6 +8,7 @@
  * --warc-dir (default <data-dir>/warc, as `shardline crawl` writes), and as the `.open` file
  * its pod is still writing.
  */
+
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import {
@@ -20,6 +21,7 @@ import {
 } from '@shardline/warc';
 import type { Command } from 'commander';
 import { CliError, CliErrorCode } from '../errors.js';
+import { DEFAULT_DATA_DIR, warcDirOf } from '../lib/data-dir.js';
 
 /** Registers `shardline warc index` and `shardline warc get`. */
 export function registerWarcCommands(program: Command): void {
@@ -60,7 +62,7 @@ export function registerWarcCommands(program: Command): void {
       '--warc-dir <dir>',
       'the WARC directory of a bare file name (env WARC_DIR, default <data-dir>/warc)',
     )
-    .option('--data-dir <dir>', 'the crawl’s state directory', './.shardline')
+    .option('--data-dir <dir>', 'the crawl’s state directory', DEFAULT_DATA_DIR)
     .action(async (location: string, flags: { warcDir?: string; dataDir: string }) => {
       const match = /^(.+):(\d+)$/.exec(location);
       if (!match) {
@@ -69,7 +71,7 @@ export function registerWarcCommands(program: Command): void {
           `warc get: expected FILE:OFFSET (e.g. shardline-….warc.gz:1234), got "${location}"`,
         );
       }
-      const warcDir = flags.warcDir ?? process.env.WARC_DIR ?? join(flags.dataDir, 'warc');
+      const warcDir = flags.warcDir ?? process.env.WARC_DIR ?? warcDirOf(flags.dataDir);
       const file = readable(locate(match[1]!, warcDir));
       try {
         const record = await readRecordAt(file, Number(match[2]));

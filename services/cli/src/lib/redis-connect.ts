@@ -6,6 +6,7 @@
  * Order: `--redis URL`, `--redis-cluster host:port,…`, `REDIS_URL`, `REDIS_CLUSTER_NODES`,
  * then the embedded Redis that `shardline crawl` started (its port file in `--data-dir`).
  */
+
 import { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { CrawlerError, parseClusterNodes } from '@shardline/crawler/settings';
@@ -25,6 +26,7 @@ import {
   startEmbeddedRedis,
 } from '../embedded-redis.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
 
 /** Flags every Redis-backed command accepts. */
 export interface RedisFlags {
@@ -60,8 +62,6 @@ export interface RedisConnection {
   label: string;
   close(): Promise<void>;
 }
-
-const DEFAULT_DATA_DIR = './.shardline';
 
 /** Parses `host:port,host:port` (a bare `host` means port 6379); a bad list is a usage error. */
 function clusterNodes(text: string, what: string): { host: string; port: number }[] {

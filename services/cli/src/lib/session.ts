@@ -6,6 +6,7 @@
  * errors. A session works in one crawl: its frontier, its ring (the crawl's pods) and its
  * counters.
  */
+
 import { ApiErrorCode, HttpError, StatsReader } from '@shardline/api/reader';
 import {
   CrawlDeletingError,
@@ -22,6 +23,7 @@ import { type Command, Option } from 'commander';
 import type { Cluster, Redis } from 'ioredis';
 import { loadConfig } from '../config.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { type Ownership, resolveOwnership } from './ownership.js';
 import { CRAWL_ID_HINT, crawlIdOption, keyPrefixOption, podList } from './parse.js';
 import {
@@ -89,7 +91,7 @@ export function withRedisOptions(command: Command): Command {
       new Option(
         '--data-dir <dir>',
         'shardline state directory; its embedded Redis (redis/) is used when no Redis is given',
-      ).default('./.shardline'),
+      ).default(DEFAULT_DATA_DIR),
     );
 }
 

@@ -3,12 +3,13 @@
  * starts the embedded Redis when no Redis is configured, the pods, the control channel,
  * and keeps `cluster.json` current until `down` or SIGTERM / SIGINT stops everything.
  */
+
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { type EmbeddedRedis, startEmbeddedRedis } from '../embedded-redis.js';
 import { CliError, CliErrorCode } from '../errors.js';
-import { createDataDir } from '../lib/data-dir.js';
+import { createDataDir, warcDirOf } from '../lib/data-dir.js';
 import {
   type ClusterFile,
   isAlive,
@@ -64,7 +65,7 @@ export async function runSupervisor(
     env: {
       ...io.env,
       REDIS_URL: redisUrl,
-      WARC_DIR: io.env.WARC_DIR ?? join(spec.dataDir, 'warc'),
+      WARC_DIR: io.env.WARC_DIR ?? warcDirOf(spec.dataDir),
     },
     stdout: io.stdout,
     stderr: io.stderr,
