@@ -15,7 +15,7 @@ import { CliError, CliErrorCode } from '../errors.js';
 import { writeJson } from '../lib/json-output.js';
 import { crawlIdOption, integerIn, keyPrefixOption } from '../lib/parse.js';
 import { type SessionFlags, withRedisOptions, withSession } from '../lib/session.js';
-import { formatTable } from '../lib/table.js';
+import { formatTable, plural } from '../lib/table.js';
 
 const PREFIX_HELP = 'frontier key prefix (env KEY_PREFIX, default sl)';
 
@@ -102,21 +102,18 @@ export function registerCrawlAdminCommands(crawl: Command, ctx: CliContext): voi
           batchDomains: flags.batch,
           onBatch: (p) => {
             if (!flags.json) {
-              ctx.stderr.write(`deleted ${count(p.domains, 'domain')} (${count(p.keys, 'key')})\n`);
+              ctx.stderr.write(
+                `deleted ${plural(p.domains, 'domain')} (${plural(p.keys, 'key')})\n`,
+              );
             }
           },
         });
         if (flags.json) return writeJson(ctx.stdout, { crawlId: id, ...totals });
         ctx.stdout.write(
-          `crawl ${id} deleted: ${count(totals.domains, 'domain')}, ${count(totals.keys, 'key')} (hosts' politeness kept)\n`,
+          `crawl ${id} deleted: ${plural(totals.domains, 'domain')}, ${plural(totals.keys, 'key')} (hosts' politeness kept)\n`,
         );
       },
       { noteUnknownCrawl: false },
     );
   });
-}
-
-/** `1 domain`, `3 domains`. */
-function count(n: number, noun: string): string {
-  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 }

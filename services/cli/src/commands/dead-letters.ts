@@ -12,7 +12,7 @@ import { domainArgument } from '../lib/domains.js';
 import { writeJson } from '../lib/json-output.js';
 import { integerIn } from '../lib/parse.js';
 import { type SessionFlags, withConnectionOptions, withSession } from '../lib/session.js';
-import { formatTable, relative } from '../lib/table.js';
+import { formatTable, plural, relative } from '../lib/table.js';
 
 interface DeadLetterFlags extends SessionFlags {
   limit: number;
@@ -65,7 +65,7 @@ export function registerDeadLetterCommand(program: Command, ctx: CliContext): vo
           ctx.stdout.write(`${r.domain}: requeued ${r.requeued.toLocaleString('en-US')}\n`);
         }
         ctx.stdout.write(
-          `requeued ${total.toLocaleString('en-US')} dead letter${total === 1 ? '' : 's'} from ${requeued.length} domain${requeued.length === 1 ? '' : 's'}\n`,
+          `requeued ${plural(total, 'dead letter')} from ${plural(requeued.length, 'domain')}\n`,
         );
         return;
       }

@@ -55,6 +55,11 @@ export function percent(fraction: number): string {
   return `${(fraction * 100).toFixed(2)}%`;
 }
 
+/** A count with its noun: `1 domain`, `3 domains`, `1,200 keys`. */
+export function plural(n: number, noun: string): string {
+  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** A duration in ms as `850 ms`, `1.2 s`, `3.0 min`, `2.5 h`. */
 export function duration(ms: number): string {
   const abs = Math.abs(ms);
