@@ -154,6 +154,12 @@ if st then st.ld = earliest end
 
 local seq, score = host_schedule(root, host, paused, default_conc, st, d)
 local archived = score == 'park' and archive_try(root, dkey, ARGV[13], now)
+if score == 'park' and not archived and (ARGV[13] or '') ~= '' and polite_root(root) == root then
+  -- archive.lua keeps a host whose next request is not allowed yet (its politeness lives in
+  -- its hash): visit it again then, or its idle domain would stay live for good.
+  local n = st and st.n or tonumber(redis.call('HGET', hkey(root, host, 's'), 'n')) or 0
+  if n > now then score = fmt(math.ceil(n)) end
+end
 local t = redis.call('TIME')
 local reply = { seq, score, fmt(now), #reaped, table.concat(reaped, ','),
   t[1] .. string.format('%06d', tonumber(t[2])), archived and 1 or 0,

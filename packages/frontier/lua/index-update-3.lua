@@ -36,6 +36,12 @@
   came back: everything that gives a host URLs pins it first, and a pinned entry survives a
   park.
 
+  'idle' is the park of a script that does not fold the domain (complete, fail, release): the
+  claim visit at the pin's end does (archive.lua). Inside the pin it parks there as 'park'
+  does; past it (the caller stalled longer than the pin, or pin ms is 0) the member is placed
+  at now instead of removed, so that a claim still visits it: folds the domain, or parks it
+  for good with its own newer seq.
+
   'packed' hands a host of a packed domain (archive.lua: no keys of its own, its queue in its
   archive field) to the pod's backlog: the member leaves the index (whatever its pin) and is
   appended to the backlog, which due-take-3.lua turns back into due entries as the pod has
@@ -51,7 +57,7 @@
           ('' = no publish)
   ARGV[2] pin duration (ms)
   ARGV[3..] triples: member, seq ('0' = pin and lower, '-1' = pin and keep), score
-            ('park' | 'gone' | 'evict' | 'packed' | ms | 'inf'; ignored for pins)
+            ('park' | 'idle' | 'gone' | 'evict' | 'packed' | ms | 'inf'; ignored for pins)
 
   Returns { earliestDueMs or '', nowMs }.
   Flagged allow-oom (runs while Redis is full): the due-index side of a domain script that already ran: refusing it could leave a host with queued URLs out of every index.
@@ -125,9 +131,12 @@ for i = 3, #ARGV, 3 do
       backlog[#backlog + 1] = member
     elseif given == 'evict' then
       score[member], meta[member] = false, false
-    elseif given == 'park' then
+    elseif given == 'park' or given == 'idle' then
       if pin > now then
         place(member, pin, fmt(pin))
+        meta[member] = fmt(seq) .. ':' .. fmt(pin)
+      elseif given == 'idle' then
+        place(member, now, fmt(now))
         meta[member] = fmt(seq) .. ':' .. fmt(pin)
       else
         score[member], meta[member] = false, false

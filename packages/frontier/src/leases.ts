@@ -274,7 +274,11 @@ export class Leases {
       if (status === LeaseStatus.NotFound) counters.add('late', 1);
       const error = leaseStatusError(status, ops[k]!.lease.id, t.pod);
       if (error) return error;
-      updates.add(t.owner, dueMember(t.domain, t.host), String(r[seqAt]), String(r[seqAt + 1]));
+      const score = String(r[seqAt + 1]);
+      // These scripts do not fold an idle domain; 'idle' keeps the claim visit that does,
+      // even past a lapsed pin (index-update-3.lua).
+      const parked = score === 'park' && this.#ctx.options.archiveIdleDomains ? 'idle' : score;
+      updates.add(t.owner, dueMember(t.domain, t.host), String(r[seqAt]), parked);
       ops[k]!.count(r, counters);
       return r;
     });

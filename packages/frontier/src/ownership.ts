@@ -115,6 +115,9 @@ export class Ownership {
       })),
     );
     const updates = new IndexBatch();
+    // The new owner visits an idle host it gets (index-update-3.lua 'idle'): the old owner's
+    // visit at its pin's end, which would have folded the domain, is evicted with its entry.
+    const idle = this.#ctx.options.archiveIdleDomains ? 'idle' : 'park';
     replies.forEach((reply, k) => {
       const r = asArray(reply, 'schedule');
       const member = dueMember(domain, hosts[k]!);
@@ -124,7 +127,7 @@ export class Ownership {
       for (const pod of holders) pods.add(pod);
       for (const pod of pods) {
         let score = pod === evictFrom ? 'evict' : 'park';
-        if (pod === owner) score = String(r[1]);
+        if (pod === owner) score = r[1] === 'park' ? idle : String(r[1]);
         else if (holders.has(pod)) score = 'inf';
         updates.add(pod, member, String(r[0]), score);
       }

@@ -252,6 +252,56 @@ export function describeArchive(name: string, start: () => Promise<SuiteBackend>
       expect(await redis.hexists(keys.archive('crawl.example'), field)).toBe(0);
     });
 
+    /** Claims (visiting whatever comes due) until pod-a's due index is empty. */
+    const untilUnlisted = async (frontier: RedisFrontier, redis: Client, keys: FrontierKeys) => {
+      for (let round = 0; round < 100; round++) {
+        expect((await frontier.claim({ pod: 'pod-a', max: 10 })).leases).toEqual([]);
+        if ((await redis.zcard(keys.due('pod-a'))) === 0) return;
+        await sleep(50);
+      }
+      throw new Error("pod-a's due index never emptied");
+    };
+
+    it('folds a domain whose completion parks it after the pin lapsed', async () => {
+      // pinMs 0: every completion's park lands past its pin, as a stalled caller's does.
+      const { redis, frontier, keys } = setup({ pinMs: 0 });
+      await frontier.enqueue(['https://stalled.example/1']);
+      const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
+      await frontier.complete(lease!);
+      await untilUnlisted(frontier, redis, keys);
+      expect(await redis.exists(keys.domain('stalled.example'))).toBe(0);
+      expect(await redis.hexists(keys.archive('stalled.example'), 'stalled.example')).toBe(1);
+    });
+
+    it('folds a domain whose parking visit came before its politeness gap ended', async () => {
+      // The visit at the pin's end (60 ms) finds the next request allowed only at 400 ms.
+      const { redis, frontier, keys } = setup({ defaultDelayMs: 400 });
+      await frontier.enqueue(['https://slow.example/1']);
+      const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
+      await frontier.complete(lease!);
+      await untilUnlisted(frontier, redis, keys);
+      expect(await redis.exists(keys.domain('slow.example'))).toBe(0);
+      expect(await redis.hexists(keys.archive('slow.example'), 'slow.example')).toBe(1);
+    });
+
+    it('folds a domain that went idle just before a ring change moved it', async () => {
+      const at = { owner: 'pod-a' };
+      const { redis, frontier, keys } = setup({ ownerOf: () => at.owner });
+      await frontier.enqueue(['https://moved.example/1']);
+      const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
+      await frontier.complete(lease!);
+      // Inside the pin: pod-a would have folded it at the pin's end; the handoff evicts it there.
+      at.owner = 'pod-b';
+      await frontier.reindex('moved.example', { evictFrom: 'pod-a' });
+      expect(await redis.zcard(keys.due('pod-a'))).toBe(0);
+      for (let round = 0; round < 100 && (await redis.zcard(keys.due('pod-b'))) > 0; round++) {
+        expect((await frontier.claim({ pod: 'pod-b', max: 10 })).leases).toEqual([]);
+        await sleep(20);
+      }
+      expect(await redis.exists(keys.domain('moved.example'))).toBe(0);
+      expect(await redis.hexists(keys.archive('moved.example'), 'moved.example')).toBe(1);
+    });
+
     it('archiveIdleDomains: false keeps every key', async () => {
       const { redis, frontier, keys } = setup({ archiveIdleDomains: false });
       await frontier.enqueue(['https://keep.example/1']);
