@@ -131,6 +131,18 @@ describe('shardline config', () => {
     expect(existsSync(join(dir, 'cluster.json'))).toBe(false);
   });
 
+  it('names the flag or the variable of a value out of bounds', async () => {
+    const byFlag = await runCliWith(['config', '--claim-lead-ms', '5000'], { cwd: dir });
+    const byEnv = await runCliWith(['config'], { cwd: dir, env: { RESOLVE: 'a.test=1.2.3.4' } });
+    expect([byFlag.code, byEnv.code]).toEqual([2, 2]);
+    expect(byFlag.stderr).toMatch(
+      /^error: --claim-lead-ms must be an integer in \[0, 1000\], got 5000\n$/,
+    );
+    expect(byEnv.stderr).toMatch(
+      /^error: environment variable RESOLVE must be host:address, .+, got "a\.test=1\.2\.3\.4"\n$/,
+    );
+  });
+
   it('fails with exit 2 when the named file does not exist', async () => {
     const result = await runCliWith(['config', '--config', 'nope.yaml'], { cwd: dir });
     expect(result.code).toBe(2);

@@ -2,7 +2,9 @@
  * Settings `shardline crawl` cannot use fail in one line before anything starts. A page handler
  * that cannot load: no embedded Redis, no membership join (which would move domains to a pod
  * about to leave), no seed queued. Directories it cannot create or write: at once, where Node's
- * recursive mkdir spun for ever. The real binary against a real redis-server.
+ * recursive mkdir spun for ever. A value out of a setting's bounds: named by its flag or
+ * variable, before the embedded Redis starts (for `up`, before any pod does). The real binary
+ * against a real redis-server.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,5 +134,56 @@ describe('shardline crawl with directories it cannot use', () => {
       /^error: WARC directory \(warcDir, --warc-dir\) .*typo\.mjs: cannot write there \(ENOTDIR\)\n$/,
     );
     expect(await redis.keys('h3:*')).toEqual([]);
+  });
+});
+
+describe('settings out of their bounds', () => {
+  const RESOLVE_RULE =
+    'host:address, host:port:address, *.suffix:address or host:[ipv6] entries ("slow.test=127.0.0.2": no address after the host)';
+
+  it('crawl names the flag or the variable, and starts no Redis', async () => {
+    const dataDir = join(dir, 'bounds-crawl');
+    const byFlag = await runCliWith([
+      'crawl',
+      '--data-dir',
+      dataDir,
+      '--resolve',
+      'slow.test=127.0.0.2',
+      'https://slow.test/',
+    ]);
+    expect({ code: byFlag.code, stderr: byFlag.stderr }).toEqual({
+      code: 2,
+      stderr: `error: --resolve must be ${RESOLVE_RULE}, got "slow.test=127.0.0.2"\n`,
+    });
+    const byEnv = await runCliWith(['crawl', '--data-dir', dataDir, 'https://slow.test/'], {
+      env: { CLAIM_LEAD_MS: '5000' },
+    });
+    expect({ code: byEnv.code, stderr: byEnv.stderr }).toEqual({
+      code: 2,
+      stderr:
+        'error: environment variable CLAIM_LEAD_MS must be an integer in [0, 1000], got 5000\n',
+    });
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('up refuses once, before its Redis and pods start', async () => {
+    const dataDir = join(dir, 'bounds-up');
+    const result = await runCliWith([
+      'up',
+      '--pods',
+      '2',
+      '--data-dir',
+      dataDir,
+      '--detach',
+      '--log-level',
+      'warn',
+      '--resolve',
+      'slow.test:127.0.0.2,slow.test=127.0.0.2',
+    ]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 2,
+      stderr: `error: --resolve must be ${RESOLVE_RULE}, got "slow.test:127.0.0.2,slow.test=127.0.0.2"\n`,
+    });
+    expect(existsSync(dataDir)).toBe(false);
   });
 });

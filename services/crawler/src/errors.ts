@@ -60,10 +60,17 @@ export type CrawlerErrorCode = (typeof CrawlerErrorCode)[keyof typeof CrawlerErr
 export class CrawlerError extends Error {
   override readonly name = 'CrawlerError';
   readonly code: CrawlerErrorCode;
+  /** With `INVALID_OPTION`: the option and what it must be, for a caller to name its source. */
+  readonly option?: { name: string; expected: string };
 
-  constructor(code: CrawlerErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    code: CrawlerErrorCode,
+    message: string,
+    options?: { cause?: unknown; option?: { name: string; expected: string } },
+  ) {
     super(message, options);
     this.code = code;
+    if (options?.option) this.option = options.option;
   }
 }
 
@@ -78,6 +85,7 @@ export function invalidOption(
   return new CrawlerError(
     CrawlerErrorCode.INVALID_OPTION,
     `${owner}.${option} must be ${expected}; got ${shown} (${describeType(value)})`,
+    { option: { name: option, expected } },
   );
 }
 

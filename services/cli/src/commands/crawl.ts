@@ -35,6 +35,7 @@ import { loadSettings } from '../lib/settings-sources.js';
 import {
   addPodSettingFlags,
   CONFIG_FLAG_HELP,
+  checkPodSettings,
   intFlag,
   podOptionsFromFlags,
   portFlag,
@@ -217,7 +218,9 @@ function redisTarget(flags: CrawlFlags, config: CrawlerConfig) {
 async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unknown>) {
   const { config } = loadSettings(flags);
   const sources = await seedSources({ urls: seeds, file: flags.seedsFile });
-  const settings = withWarcDefault({ ...config.pod, ...podOptionsFromFlags(flags) }, flags.dataDir);
+  const flagOptions = podOptionsFromFlags(flags);
+  checkPodSettings(flagOptions, config.pod);
+  const settings = withWarcDefault({ ...config.pod, ...flagOptions }, flags.dataDir);
   // The pod (undici, the pipeline…) loads only when a crawl runs, not for `--help`.
   const { loadHandler, runPod } = await import('@shardline/crawler');
   // A handler that cannot load is a usage error before Redis starts or a seed is queued.

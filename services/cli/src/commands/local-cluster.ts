@@ -15,7 +15,13 @@ import { connectRedis, singleRedisTarget } from '../lib/redis-connect.js';
 import { loadSettings } from '../lib/settings-sources.js';
 import { ClusterClient, StaleClusterError } from '../local-cluster/control-client.js';
 import { type ClusterFile, isAlive, removeClusterFile } from '../local-cluster/control-file.js';
-import { addCrawlOptions, CONFIG_FLAG_HELP, crawlArgs } from '../local-cluster/crawl-flags.js';
+import {
+  addCrawlOptions,
+  CONFIG_FLAG_HELP,
+  checkPodSettings,
+  crawlArgs,
+  podOptionsFromArgs,
+} from '../local-cluster/crawl-flags.js';
 import { formatStatus } from '../local-cluster/format.js';
 import { launchCluster } from '../local-cluster/launch.js';
 import { readAll } from '../local-cluster/read-all.js';
@@ -128,6 +134,8 @@ export function registerLocalClusterCommands(program: Command, ctx?: CliContext)
     });
     const configArgs = file ? ['--config', file.path] : [];
     const urlfrontier = urlFrontierSpec(flags);
+    // Once here, not by N pods that each refuse to start.
+    if (!urlfrontier) checkPodSettings(podOptionsFromArgs(crawlArgs(flags)), config.pod);
     const spec: ClusterSpec = {
       pods: flags.pods as number,
       dataDir: resolve(flags.dataDir as string),

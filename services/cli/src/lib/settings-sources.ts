@@ -18,6 +18,7 @@ import {
   resolvePodSettings,
 } from '@shardline/crawler/settings';
 import { CliError, CliErrorCode } from '../errors.js';
+import { checkPodSettings } from '../local-cluster/crawl-flags.js';
 
 /** The environment and config file layers, merged (flags are the command's). */
 export interface LoadedSettings {
@@ -77,12 +78,8 @@ export function effectiveSettings(
     return 'default';
   };
   const given = podFlags as Readonly<Record<string, unknown>>;
-  let pod: Record<string, unknown>;
-  try {
-    pod = resolvePodSettings({ ...loaded.config.pod, ...podFlags }) as Record<string, unknown>;
-  } catch (error) {
-    throw asUsage(error);
-  }
+  checkPodSettings(podFlags, loaded.config.pod);
+  const pod = resolvePodSettings({ ...loaded.config.pod, ...podFlags }) as Record<string, unknown>;
   const rows = podSettingRows().map(
     ([option, setting]): EffectiveSetting => ({
       option,

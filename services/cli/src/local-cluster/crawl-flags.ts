@@ -6,17 +6,20 @@
  * fails at once instead of crash-looping N pods.
  */
 import {
+  CrawlerError,
   defaultText,
+  POD_SETTINGS,
   type PodSettingOptions,
   PROCESS_SETTINGS,
   parseIntText,
   parseSettingText,
   podSettingRows,
+  resolvePodSettings,
   type Setting,
   type SettingTextError,
   splitList,
 } from '@shardline/crawler/settings';
-import { type Command, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { usageError } from '../errors.js';
 
 /** Help group of the pass-through options of `up`. */
@@ -149,6 +152,44 @@ export function podOptionsFromFlags(flags: Record<string, unknown>): PodSettingO
     if (value !== undefined) options[name] = value;
   }
   return options as PodSettingOptions;
+}
+
+/**
+ * Checks the pod settings against the pod's own bounds (`resolvePodSettings`) before Redis or a
+ * pod starts, naming where a bad value came from: `--resolve must be …`, not the pod's
+ * `CrawlerPodOptions.resolve`. `flagOptions` were given as flags, `configured` by the
+ * environment or the config file (whose values were checked when it was read).
+ */
+export function checkPodSettings(
+  flagOptions: PodSettingOptions,
+  configured: PodSettingOptions,
+): void {
+  try {
+    resolvePodSettings({ ...configured, ...flagOptions });
+  } catch (error) {
+    if (!(error instanceof CrawlerError) || !error.option) throw error;
+    const { name, expected } = error.option;
+    const row = POD_SETTINGS[name as keyof typeof POD_SETTINGS];
+    const given = flagOptions as Readonly<Record<string, unknown>>;
+    const byFlag = given[name] !== undefined;
+    const value = (byFlag ? given : (configured as Readonly<Record<string, unknown>>))[name];
+    const shown = Array.isArray(value) ? value.join(',') : value;
+    const source = byFlag ? `--${row.flag}` : `environment variable ${row.env}`;
+    throw usageError(`${source} must be ${expected}, got ${JSON.stringify(shown)}`);
+  }
+}
+
+/**
+ * The pod options `shardline crawl` reads from `args`: what `up` passes each pod (`crawlArgs`),
+ * parsed by `crawl`'s own flags (the process settings among them are left to the pod).
+ */
+export function podOptionsFromArgs(args: readonly string[]): PodSettingOptions {
+  const parser = addPodSettingFlags(new Command())
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .exitOverride();
+  parser.parse([...args], { from: 'user' });
+  return podOptionsFromFlags(parser.opts());
 }
 
 /** A flag `up` passes to every pod. */
