@@ -134,6 +134,54 @@ describe('crawl failure reporting', () => {
     });
   }, 90_000);
 
+  it('a handler that leaves a timer or a hung call behind does not hold the finished crawl open', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'report-handler-'));
+    const handler = join(dir, 'pool.mjs');
+    // A database pool's keep-alive, opened when the module loads; and a call that never ends.
+    writeFileSync(
+      handler,
+      [
+        'setInterval(() => {}, 1000);',
+        'export default async (page, ctx) => {',
+        "  if (page.url.endsWith('/hang')) await new Promise((r) => setTimeout(r, 3_600_000));",
+        '  ctx.push({ seen: page.url });',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    try {
+      const result = await runCliWith(
+        [
+          'crawl',
+          '--prefix',
+          'held',
+          '--allow-private-addresses',
+          '--min-delay-ms',
+          '0',
+          '--max-retries',
+          '0',
+          '--handler',
+          handler,
+          '--handler-timeout-ms',
+          '500',
+          '--exit-when-idle',
+          `http://127.0.0.1:${port}/kept`,
+          `http://127.0.0.1:${port}/hang`,
+          '--idle-grace-ms',
+          '300',
+        ],
+        { env: { REDIS_URL: redis.url }, killAfterMs: 30_000 },
+      );
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout.trim())).toMatchObject({
+        items: 1,
+        summary: { pages: 1, deadLetters: 1 },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('pages the handler failed on: the error names the handler and quotes its error on one line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-handler-'));
     const handler = join(dir, 'fails.mjs');

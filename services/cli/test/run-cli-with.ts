@@ -8,6 +8,11 @@ export interface RunWith {
   /** Environment of the child (REDIS_URL and friends are removed unless given here). */
   env?: Record<string, string>;
   cwd?: string;
+  /**
+   * Kills the child (SIGKILL) after this many ms; the result then has code `null` and the
+   * output so far. For a test of a process that should exit by itself: never left running.
+   */
+  killAfterMs?: number;
 }
 
 /**
@@ -40,8 +45,15 @@ export function runCliWith(args: readonly string[], options: RunWith = {}): Prom
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
+    const killer =
+      options.killAfterMs === undefined
+        ? undefined
+        : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin ?? '');
   });
