@@ -134,6 +134,30 @@ describe('crawl failure reporting', () => {
     });
   }, 90_000);
 
+  it('a crawl run again on seeds it fetched says they were seen before, and how to fetch them again', async () => {
+    const crawl = () =>
+      runCliWith(
+        [
+          'crawl',
+          '--prefix',
+          'again',
+          '--allow-private-addresses',
+          '--exit-when-idle',
+          `http://127.0.0.1:${port}/again`,
+          '--idle-grace-ms',
+          '300',
+        ],
+        { env: { REDIS_URL: redis.url } },
+      );
+    expect((await crawl()).code).toBe(0);
+    const again = await crawl();
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /\nerror: nothing new to fetch: the seeds given were seen before in this crawl \(1 duplicate\), which fetches a URL once; to fetch them again, start a new crawl with another --crawl-id \(`shardline crawl list` shows the crawls\)\n$/,
+    );
+    expect(seen.filter((url) => url === '/again')).toHaveLength(1);
+  });
+
   it('a handler that leaves a timer or a hung call behind does not hold the finished crawl open', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'report-handler-'));
     const handler = join(dir, 'pool.mjs');

@@ -12,6 +12,7 @@ import { CrawlOutcomeCode, oneLine } from '@shardline/crawler/settings';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { SeedCounts } from './seed-progress.js';
+import { plural } from './table.js';
 
 /** Hosts of one error code logged one by one; past them, a line per power of ten of the code. */
 export const HOSTS_LOGGED_PER_CODE = 20;
@@ -230,17 +231,20 @@ export function errorsText(report: CrawlReport): string {
 
 /**
  * Why a crawl given seeds fetched nothing, in one line: every seed rejected (their lines were
- * logged), pages the handler failed on (they were fetched), or the commonest fetch error with
- * an example URL, its error text and what to do about it.
+ * logged), every seed seen before (a crawl run again), pages the handler failed on (they were
+ * fetched), or the commonest fetch error with an example URL, its error text and what to do.
  */
 export function nothingFetchedMessage(
   report: CrawlReport,
-  seeded: Pick<SeedCounts, 'lines' | 'rejected'>,
+  seeded: Pick<SeedCounts, 'lines' | 'rejected' | 'queued' | 'duplicates'>,
 ): string {
   if (seeded.rejected === seeded.lines) {
     return `nothing to fetch: every seed given was rejected (${seeded.rejected}; the warnings above say why)`;
   }
   const [top] = report.errors();
+  if (!top && seeded.queued === 0 && seeded.duplicates > 0) {
+    return `nothing new to fetch: the seeds given were seen before in this crawl (${plural(seeded.duplicates, 'duplicate')}), which fetches a URL once; to fetch them again, start a new crawl with another --crawl-id (\`shardline crawl list\` shows the crawls)`;
+  }
   if (!top) return 'nothing could be fetched from the seeds given';
   const [code, { example, error }] = top;
   const why = `: ${code} (e.g. ${example}${error ? `: ${shortLine(error)}` : ''})`;
