@@ -372,4 +372,36 @@ describe('admin commands', () => {
     const text = await human(['dead-letters', '--limit', '1']);
     expect(text.stdout).toContain('(first 1 domains shown; --limit N)');
   });
+
+  it('domain: an archived or packed domain says so (it is missing from the listings)', async () => {
+    // Its own prefix: a frontier that packs new domains and parks within 50 ms.
+    const wide = new RedisFrontier({
+      redis,
+      prefix: 'rcw',
+      ownerOf: () => 'pod-a',
+      defaultDelayMs: 0,
+      pinMs: 50,
+      packAfterDomains: 0,
+    });
+    await wide.enqueue(['https://done.org/1', 'https://waiting.org/1']);
+    const domain = (name: string) =>
+      runCliWith(['domain', name, '--redis', server.url, '--prefix', 'rcw']);
+    expect((await domain('waiting.org')).stdout).toMatch(
+      /^packed +its URLs wait folded into one archive field until its owner claims them$/m,
+    );
+    for (let round = 0; round < 50; round++) {
+      const { leases } = await wide.claim({ pod: 'pod-a', max: 10 });
+      const done = leases.filter((l) => l.domain === 'done.org');
+      await wide.completeMany(done.map((lease) => ({ lease })));
+      for (const lease of leases.filter((l) => l.domain !== 'done.org')) await wide.release(lease);
+      if ((await wide.inspector.domainStats('done.org')).archived) break;
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    const archived = await domain('done.org');
+    expect(archived.stdout).toMatch(
+      /^archived +idle, folded into one archive field \(not listed\); a new URL brings it back$/m,
+    );
+    expect(archived.stdout).not.toMatch(/^packed/m);
+    expect((await human(['domain', 'alpha.com'])).stdout).not.toMatch(/^(archived|packed) /m);
+  });
 });

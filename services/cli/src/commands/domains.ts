@@ -171,6 +171,7 @@ export function registerDomainCommands(program: Command, ctx: CliContext): void 
         formatPairs([
           ['domain', domain.domain],
           ['owner', domain.owner],
+          ...(domain.archived ? [archivedRow(domain.queued)] : []),
           ['paused', domain.paused],
           ['queued', domain.queued],
           ['in flight', domain.inFlight],
@@ -266,4 +267,15 @@ function budgetText(
   return domain.budgetRefillAtMs > nowMs
     ? `${claimed}; spent: its URLs wait until ${new Date(domain.budgetRefillAtMs).toISOString()} (${relative(domain.budgetRefillAtMs, nowMs)})`
     : claimed;
+}
+
+/**
+ * Why the domain is missing from `shardline domains`: its keys are folded into one field of an
+ * archive hash, idle (all fetched) or packed (a wide crawl's small domain, its URLs waiting).
+ */
+function archivedRow(queued: number): [string, string] {
+  if (queued > 0) {
+    return ['packed', 'its URLs wait folded into one archive field until its owner claims them'];
+  }
+  return ['archived', 'idle, folded into one archive field (not listed); a new URL brings it back'];
 }
