@@ -262,26 +262,25 @@ export function describeArchive(name: string, start: () => Promise<SuiteBackend>
       throw new Error("pod-a's due index never emptied");
     };
 
-    it('folds a domain whose completion parks it after the pin lapsed', async () => {
-      // pinMs 0: every completion's park lands past its pin, as a stalled caller's does.
-      const { redis, frontier, keys } = setup({ pinMs: 0 });
-      await frontier.enqueue(['https://stalled.example/1']);
+    /** Claims the domain's one URL, completes it, lets pod-a visit what comes due: folded? */
+    const foldsAfterOneFetch = async (options: Partial<FrontierOptions>, domain: string) => {
+      const { redis, frontier, keys } = setup(options);
+      await frontier.enqueue([`https://${domain}/1`]);
       const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
       await frontier.complete(lease!);
       await untilUnlisted(frontier, redis, keys);
-      expect(await redis.exists(keys.domain('stalled.example'))).toBe(0);
-      expect(await redis.hexists(keys.archive('stalled.example'), 'stalled.example')).toBe(1);
+      expect(await redis.exists(keys.domain(domain))).toBe(0);
+      expect(await redis.hexists(keys.archive(domain), domain)).toBe(1);
+    };
+
+    it('folds a domain whose completion parks it after the pin lapsed', async () => {
+      // pinMs 0: every completion's park lands past its pin, as a stalled caller's does.
+      await foldsAfterOneFetch({ pinMs: 0 }, 'stalled.example');
     });
 
     it('folds a domain whose parking visit came before its politeness gap ended', async () => {
       // The visit at the pin's end (60 ms) finds the next request allowed only at 400 ms.
-      const { redis, frontier, keys } = setup({ defaultDelayMs: 400 });
-      await frontier.enqueue(['https://slow.example/1']);
-      const [lease] = (await frontier.claim({ pod: 'pod-a' })).leases;
-      await frontier.complete(lease!);
-      await untilUnlisted(frontier, redis, keys);
-      expect(await redis.exists(keys.domain('slow.example'))).toBe(0);
-      expect(await redis.hexists(keys.archive('slow.example'), 'slow.example')).toBe(1);
+      await foldsAfterOneFetch({ defaultDelayMs: 400 }, 'slow.example');
     });
 
     it('folds a domain that went idle just before a ring change moved it', async () => {

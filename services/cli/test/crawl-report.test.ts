@@ -158,27 +158,25 @@ describe('crawl failure reporting', () => {
     expect(seen.filter((url) => url === '/again')).toHaveLength(1);
   });
 
-  it('a handler that leaves a timer or a hung call behind does not hold the finished crawl open', async () => {
+  /**
+   * `shardline crawl --handler` of a module of `source` (in a temporary directory) on `urls`:
+   * no retry, no delay, exiting when idle; `extra` flags go before the URLs.
+   */
+  async function crawlWithHandler(
+    prefix: string,
+    source: string,
+    urls: string[],
+    extra: string[] = [],
+  ) {
     const dir = mkdtempSync(join(tmpdir(), 'report-handler-'));
-    const handler = join(dir, 'pool.mjs');
-    // A database pool's keep-alive, opened when the module loads; and a call that never ends.
-    writeFileSync(
-      handler,
-      [
-        'setInterval(() => {}, 1000);',
-        'export default async (page, ctx) => {',
-        "  if (page.url.endsWith('/hang')) await new Promise((r) => setTimeout(r, 3_600_000));",
-        '  ctx.push({ seen: page.url });',
-        '};',
-        '',
-      ].join('\n'),
-    );
+    const handler = join(dir, 'handler.mjs');
+    writeFileSync(handler, source);
     try {
-      const result = await runCliWith(
+      return await runCliWith(
         [
           'crawl',
           '--prefix',
-          'held',
+          prefix,
           '--allow-private-addresses',
           '--min-delay-ms',
           '0',
@@ -186,89 +184,81 @@ describe('crawl failure reporting', () => {
           '0',
           '--handler',
           handler,
-          '--handler-timeout-ms',
-          '500',
+          ...extra,
           '--exit-when-idle',
-          `http://127.0.0.1:${port}/kept`,
-          `http://127.0.0.1:${port}/hang`,
+          ...urls,
           '--idle-grace-ms',
           '300',
         ],
         { env: { REDIS_URL: redis.url }, killAfterMs: 30_000 },
       );
-      expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout.trim())).toMatchObject({
-        items: 1,
-        summary: { pages: 1, deadLetters: 1 },
-      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it('a handler that leaves a timer or a hung call behind does not hold the finished crawl open', async () => {
+    // A database pool's keep-alive, opened when the module loads; and a call that never ends.
+    const source = [
+      'setInterval(() => {}, 1000);',
+      'export default async (page, ctx) => {',
+      "  if (page.url.endsWith('/hang')) await new Promise((r) => setTimeout(r, 3_600_000));",
+      '  ctx.push({ seen: page.url });',
+      '};',
+      '',
+    ].join('\n');
+    const result = await crawlWithHandler(
+      'held',
+      source,
+      [`http://127.0.0.1:${port}/kept`, `http://127.0.0.1:${port}/hang`],
+      ['--handler-timeout-ms', '500'],
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({
+      items: 1,
+      summary: { pages: 1, deadLetters: 1 },
+    });
   });
 
   it('pages the handler failed on: the error names the handler and quotes its error on one line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'report-handler-'));
-    const handler = join(dir, 'fails.mjs');
-    writeFileSync(
-      handler,
+    const result = await crawlWithHandler(
+      'handler',
       "export default () => { throw new Error('no title\\n  on this page'); };\n",
+      [`http://127.0.0.1:${port}/h1`],
     );
-    try {
-      const result = await runCliWith(
-        [
-          'crawl',
-          '--prefix',
-          'handler',
-          '--allow-private-addresses',
-          '--min-delay-ms',
-          '0',
-          '--max-retries',
-          '0',
-          '--handler',
-          handler,
-          '--exit-when-idle',
-          `http://127.0.0.1:${port}/h1`,
-          '--idle-grace-ms',
-          '300',
-        ],
-        { env: { REDIS_URL: redis.url } },
-      );
-      expect(seen).toContain('/h1');
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(
-        `error: no page from the seeds given got through the page handler: SHARDLINE_ERR_HANDLER (e.g. http://127.0.0.1:${port}/h1: page handler: no title on this page); the page handler threw or ran past --handler-timeout-ms: fix the handler (--handler)\n`,
-      );
-      expect(JSON.parse(result.stdout.trim())).toMatchObject({
-        summary: {
-          errors: {
-            SHARDLINE_ERR_HANDLER: { count: 1, error: 'page handler: no title on this page' },
-          },
+    expect(seen).toContain('/h1');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `error: no page from the seeds given got through the page handler: SHARDLINE_ERR_HANDLER (e.g. http://127.0.0.1:${port}/h1: page handler: no title on this page); the page handler threw or ran past --handler-timeout-ms: fix the handler (--handler)\n`,
+    );
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({
+      summary: {
+        errors: {
+          SHARDLINE_ERR_HANDLER: { count: 1, error: 'page handler: no title on this page' },
         },
-      });
-      // The summary says where the dead letter is, with the flags that find this crawl's keys.
-      expect(result.stderr).toContain(
-        '  dead letters: 1  (which, and why: shardline dead-letters --prefix handler; add --requeue to retry them)\n',
-      );
-      // The dead letter keeps the handler's words, not only the code.
-      const env = { env: { REDIS_URL: redis.url } };
-      const letters = await runCliWith(
-        ['dead-letters', '127.0.0.1', '--prefix', 'handler', '--json'],
-        env,
-      );
-      expect(JSON.parse(letters.stdout).items).toMatchObject([
-        {
-          url: `http://127.0.0.1:${port}/h1`,
-          reason: 'SHARDLINE_ERR_HANDLER',
-          message: 'page handler: no title on this page',
-        },
-      ]);
-      const table = await runCliWith(['dead-letters', '127.0.0.1', '--prefix', 'handler'], env);
-      expect(table.stdout).toMatch(
-        /SHARDLINE_ERR_HANDLER .*\/h1 +page handler: no title on this page\n/,
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      },
+    });
+    // The summary says where the dead letter is, with the flags that find this crawl's keys.
+    expect(result.stderr).toContain(
+      '  dead letters: 1  (which, and why: shardline dead-letters --prefix handler; add --requeue to retry them)\n',
+    );
+    // The dead letter keeps the handler's words, not only the code.
+    const env = { env: { REDIS_URL: redis.url } };
+    const letters = await runCliWith(
+      ['dead-letters', '127.0.0.1', '--prefix', 'handler', '--json'],
+      env,
+    );
+    expect(JSON.parse(letters.stdout).items).toMatchObject([
+      {
+        url: `http://127.0.0.1:${port}/h1`,
+        reason: 'SHARDLINE_ERR_HANDLER',
+        message: 'page handler: no title on this page',
+      },
+    ]);
+    const table = await runCliWith(['dead-letters', '127.0.0.1', '--prefix', 'handler'], env);
+    expect(table.stdout).toMatch(
+      /SHARDLINE_ERR_HANDLER .*\/h1 +page handler: no title on this page\n/,
+    );
   }, 90_000);
 
   it('seeds typed without a scheme: the URL meant in each warning, then one line, exit 1', async () => {
