@@ -18,7 +18,9 @@
   ARGV[3] weight (decimal text)
   ARGV[4] instance id (random per process start)
   ARGV[5] info (host, pid: diagnostics only)
-  ARGV[6] mode: 'join' | 'beat'
+  ARGV[6] mode: 'join' | 'take' | 'beat'. 'join' leaves a live session of the id held by
+          another instance untouched (status 4: the caller finds out whether that instance
+          still beats, membership.ts); 'take' then takes it over as a restart (status 2)
   ARGV[7] epoch the caller knows (0 = none); the view is returned when it differs
   ARGV[8] vnodes proposed for the ring config
   ARGV[9] seed proposed for the ring config
@@ -29,7 +31,8 @@
             differs from ARGV[7]) }.
   status: 0 renewed, 1 joined as a new member (epoch bumped), 2 same id re-joined by a
   new instance inside its session (restart: no epoch bump), 3 the caller's session had
-  been expired by others and it joined again (epoch bumped).
+  been expired by others and it joined again (epoch bumped), 4 ('join' only) another
+  instance holds the id's live session: nothing of it was written.
   lockHeld: a survivor holds the reclaim lock of the caller's id (wait before claiming).
   cancelled: this join removed a pending reclaim of the caller's id (the caller must
   requeue its previous incarnation's leases itself).
@@ -73,7 +76,7 @@ local status = 0
 local old = redis.call('HGET', meta, pod)
 local alive = redis.call('ZSCORE', members, pod)
 if not alive then
-  status = (mode == 'join') and 1 or 3
+  status = (mode == 'beat') and 3 or 1
   changed = true
   redis.call('HSET', meta, pod, weight .. '\t' .. now .. '\t' .. instance .. '\t' .. info)
   -- Joining again cancels a pending reclaim of this id (a reclaim in progress keeps its
@@ -88,13 +91,17 @@ else
     for field in string.gmatch(old, '([^\t]*)\t?') do parts[#parts + 1] = field end
     prev_instance = parts[3] or ''
   end
-  if w ~= weight then changed = true end
-  if mode == 'join' and prev_instance ~= instance then status = 2 end
-  if w ~= weight or prev_instance ~= instance then
-    redis.call('HSET', meta, pod, weight .. '\t' .. now .. '\t' .. instance .. '\t' .. info)
+  if mode == 'join' and prev_instance ~= instance and prev_instance ~= '' then
+    status = 4
+  else
+    if w ~= weight then changed = true end
+    if mode == 'take' and prev_instance ~= instance then status = 2 end
+    if w ~= weight or prev_instance ~= instance then
+      redis.call('HSET', meta, pod, weight .. '\t' .. now .. '\t' .. instance .. '\t' .. info)
+    end
   end
 end
-redis.call('ZADD', members, now + timeout, pod)
+if status ~= 4 then redis.call('ZADD', members, now + timeout, pod) end
 redis.call('HSETNX', config, 'vnodes', ARGV[8])
 redis.call('HSETNX', config, 'seed', ARGV[9])
 

@@ -8,6 +8,7 @@ export const MembershipErrorCode = {
   NOT_READY: 'SHARDLINE_ERR_MEMBERSHIP_NOT_READY',
   STATE: 'SHARDLINE_ERR_MEMBERSHIP_STATE',
   REPLY: 'SHARDLINE_ERR_MEMBERSHIP_REPLY',
+  POD_ID_IN_USE: 'SHARDLINE_ERR_MEMBERSHIP_POD_ID_IN_USE',
 } as const;
 export type MembershipErrorCode = (typeof MembershipErrorCode)[keyof typeof MembershipErrorCode];
 
@@ -80,5 +81,22 @@ export class MembershipReplyError extends MembershipError {
       'SHARDLINE_ERR_MEMBERSHIP_REPLY',
       `unexpected reply from membership script ${script}: ${JSON.stringify(reply)?.slice(0, 200)}`,
     );
+  }
+}
+
+/**
+ * `start()` found the pod id held by another instance that is still heartbeating: two
+ * processes with one id would take each other's leases and fetch the same hosts at once.
+ */
+export class MembershipPodIdInUseError extends MembershipError {
+  override readonly name = 'MembershipPodIdInUseError';
+  readonly podId: string;
+
+  constructor(podId: string, holderInfo: string) {
+    super(
+      'SHARDLINE_ERR_MEMBERSHIP_POD_ID_IN_USE',
+      `pod id ${podId} is in use by another live pod (${holderInfo || 'no diagnostics'}): give each pod its own id (--pod-id, POD_ID), or stop the other`,
+    );
+    this.podId = podId;
   }
 }

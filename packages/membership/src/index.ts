@@ -5,6 +5,7 @@ export {
   MembershipErrorCode,
   MembershipNotReadyError,
   MembershipOptionsError,
+  MembershipPodIdInUseError,
   MembershipReplyError,
   MembershipStateError,
 } from './errors.js';

@@ -17,6 +17,7 @@ import type { Assignment } from './assignment.js';
 import { MembershipStateError } from './errors.js';
 import type { MembershipEvents, StopOptions, SweepReport } from './events.js';
 import { handOffOwnIndex } from './handoff.js';
+import { awaitHolderSilence } from './held-session.js';
 import { recordRingView } from './history.js';
 import { MembershipKeys } from './keys.js';
 import { encodeMemberInfo } from './member-info.js';
@@ -152,6 +153,17 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     await loadHasher();
     if (this.#o.subscribe) await this.#subscribe();
     let reply = await this.#beat('join');
+    if (reply.status === HeartbeatStatus.Held) {
+      try {
+        await awaitHolderSilence(this.#registry, this.#o.podId, this.#o, reply.nowMs);
+      } catch (error) {
+        this.#subscriber?.disconnect();
+        this.#subscriber = undefined;
+        this.#state = 'stopped';
+        throw error;
+      }
+      reply = await this.#beat('take');
+    }
     const restarted = reply.status === HeartbeatStatus.Restarted;
     let mayHoldLeases = restarted || reply.cancelledReclaim || reply.reclaimOfSelfInProgress;
     while (reply.reclaimOfSelfInProgress) {
@@ -275,7 +287,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     );
   }
 
-  async #beat(mode: 'join' | 'beat'): Promise<HeartbeatReply> {
+  async #beat(mode: 'join' | 'take' | 'beat'): Promise<HeartbeatReply> {
     const o = this.#o;
     const reply = await this.#registry.heartbeat({
       pod: o.podId,

@@ -5,6 +5,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { MembershipReplyError } from './errors.js';
 import type { MembershipKeys } from './keys.js';
+import { decodeMemberInfo } from './member-info.js';
 import { SCRIPT_COMMANDS as C, callScript, defineScripts } from './scripts.js';
 
 /** A pod of the member list and its weight. */
@@ -32,8 +33,17 @@ export const HeartbeatStatus = {
   Restarted: 2,
   /** The caller's session had been expired by others; it joined again (epoch bumped). */
   Rejoined: 3,
+  /** ('join' only) Another instance holds the id's live session; nothing was written. */
+  Held: 4,
 } as const;
 export type HeartbeatStatus = (typeof HeartbeatStatus)[keyof typeof HeartbeatStatus];
+
+/** Who holds a pod id's live session (see `Registry.holder`). */
+export interface SessionHolder {
+  expiryMs: number;
+  instance: string;
+  info: string;
+}
 
 /** A removed pod whose leftovers await one survivor. */
 export interface PendingReclaim {
@@ -65,7 +75,7 @@ export interface HeartbeatRequest {
   weight: number;
   instance: string;
   info: string;
-  mode: 'join' | 'beat';
+  mode: 'join' | 'take' | 'beat';
   knownEpoch: number;
   vnodes: number;
   seed: number;
@@ -131,6 +141,21 @@ export class Registry {
       pending,
       view: at < reply.length ? decodeView(reply, at, 'heartbeat') : undefined,
     };
+  }
+
+  /**
+   * The instance holding `pod`'s session: its session end (Redis ms), instance id and
+   * diagnostics (host/pid), or `undefined` when the id has no live session.
+   */
+  async holder(pod: string): Promise<SessionHolder | undefined> {
+    const [expiry, record] = await Promise.all([
+      this.#redis.zscore(this.keys.members(), pod),
+      this.#redis.hget(this.keys.meta(), pod),
+    ]);
+    if (expiry === null || record === null) return undefined;
+    // `<weight>\t<startedAtMs>\t<instance>\t<info>`: the info is everything after the third tab.
+    const [, , instance = '', ...info] = record.split('\t');
+    return { expiryMs: Number(expiry), instance, info: decodeMemberInfo(info.join('\t')).info };
   }
 
   /** Reads the current view (view-4.lua). */

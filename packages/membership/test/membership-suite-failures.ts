@@ -5,7 +5,7 @@
  */
 import { syntheticDomains } from '@shardline/ring';
 import { expect, it, vi } from 'vitest';
-import { MembershipKeys } from '../src/index.js';
+import { MembershipKeys, MembershipPodIdInUseError } from '../src/index.js';
 import { Registry } from '../src/registry.js';
 import { hostAt, SETTLE, sleep, waitPlaced } from './harness.js';
 import { type MembershipSuite, urls } from './membership-suite-context.js';
@@ -111,6 +111,40 @@ export function registerFailureTests({ fleet }: MembershipSuite): void {
     expect(Number(await a!.redis.get(a!.membership.keys.epoch()))).toBe(epochBefore);
     expect(fl.pods.flatMap((p) => p.reclaims)).toEqual([]);
     expect(await dueOfC()).toEqual(cIndex);
+  });
+
+  it('a second process with a live pod id is refused at start and takes nothing from the first', async () => {
+    const fl = fleet();
+    const [a, , c] = await fl.start('pod-a', 'pod-b', 'pod-c');
+    const domains = syntheticDomains(150, 15);
+    await a!.frontier.enqueue(urls(domains));
+    const ids = ['pod-a', 'pod-b', 'pod-c'];
+    await waitPlaced(a!.frontier.inspector, ids, domains, a!.membership.ownerOf, 'placement');
+    const { leases } = await c!.frontier.claim({ pod: 'pod-c', max: 2 });
+    expect(leases.length).toBe(2);
+    const epochBefore = Number(await a!.redis.get(a!.membership.keys.epoch()));
+
+    // The same id started again while pod-c runs (two `shardline crawl` on one host name).
+    const twin = fl.pod('pod-c');
+    const refused = await twin.membership.start().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(MembershipPodIdInUseError);
+    expect((refused as Error).message).toMatch(
+      /^pod id pod-c is in use by another live pod \(.+\): give each pod its own id \(--pod-id, POD_ID\), or stop the other$/,
+    );
+    // pod-c's leases stay out and its own: the twin requeued nothing and changed no epoch.
+    for (const lease of leases) {
+      const stats = await a!.frontier.inspector.domainStats(lease.domain);
+      expect(stats.inFlight).toBe(1);
+    }
+    expect(await c!.frontier.completeMany(leases.map((lease) => ({ lease })))).toEqual([
+      null,
+      null,
+    ]);
+    expect(Number(await a!.redis.get(a!.membership.keys.epoch()))).toBe(epochBefore);
+    expect(c!.membership.ring!.ids()).toEqual(ids);
   });
 
   it('a pod that gets no epoch messages converges from the stored epoch', async () => {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { FrontierLostError, RedisOomError } from '@shardline/frontier';
+import { MembershipPodIdInUseError } from '@shardline/membership';
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
@@ -93,6 +94,11 @@ export async function run(
     if (error instanceof CliError) {
       ctx.stderr.write(`error: ${error.message}\n`);
       return error.exitCode;
+    }
+    // Another live process runs with this pod id: a setting to change.
+    if (error instanceof MembershipPodIdInUseError) {
+      ctx.stderr.write(`error: ${error.message}\n`);
+      return ExitCode.USAGE;
     }
     // Redis faults the frontier names (out of memory, frontier lost): the environment, not a bug.
     if (error instanceof RedisOomError || error instanceof FrontierLostError) {

@@ -119,11 +119,14 @@ export class CrawlerPod {
     );
     // The frontier's identity first (created on a new frontier; waits while Redis is full).
     await this.#p.faults.retryOnOom('frontier identity', () => this.#p.watch.start());
-    // Before the first claim: repair a crashed run's WARC files, load the page handler.
-    await this.#p.archive?.start();
     await this.#p.loadHandler();
+    // Joined before the WARC files are touched: a join refused because another live process
+    // has this pod id must not close that process's open file as a crashed run's.
     await this.#join();
     if (this.#stopped) return; // stop() came while joining
+    // Before the first claim: repair a crashed run's WARC files.
+    await this.#p.archive?.start();
+    if (this.#stopped) return;
     await this.#p.loop.start();
     this.#loopRunning = true;
     this.#faultReporter.start();

@@ -10,6 +10,7 @@
  * directory never changes a pod's settings by surprise.
  */
 import { FrontierLostError } from '@shardline/frontier';
+import { MembershipPodIdInUseError } from '@shardline/membership';
 import { pino } from 'pino';
 import { type CrawlerConfig, loadConfig } from './config.js';
 import { CONFIG_FILE_ENV, findConfigFile, readConfigFile } from './config-file.js';
@@ -17,15 +18,17 @@ import { CrawlerError } from './errors.js';
 import { runPod } from './run-pod.js';
 
 /**
- * A bad variable or option: one line naming it on stderr, exit 2, no stack. A lost frontier
- * (Redis lost its data; the pod logged it already): one line, exit 1.
+ * A bad variable or option, or a POD_ID another live pod has: one line naming it on stderr,
+ * exit 2, no stack. A lost frontier (Redis lost its data; the pod logged it already): one
+ * line, exit 1.
  */
 function exitOnConfigError(error: unknown): never {
   if (error instanceof FrontierLostError) {
     process.stderr.write(`shardline pod: ${error.message} (${error.code})\n`);
     process.exit(1);
   }
-  if (!(error instanceof CrawlerError)) throw error;
+  if (!(error instanceof CrawlerError) && !(error instanceof MembershipPodIdInUseError))
+    throw error;
   process.stderr.write(`shardline pod: ${error.message} (${error.code})\n`);
   process.exit(2);
 }

@@ -18,6 +18,7 @@ import {
   parseClusterNodes,
 } from '@shardline/crawler/settings';
 import { redisLabel } from '@shardline/frontier';
+import { MembershipPodIdInUseError } from '@shardline/membership';
 import { type Command, Option } from 'commander';
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
@@ -168,6 +169,8 @@ async function seedPod(
       });
     } catch (error) {
       if (!(error instanceof SeedInterruptedError)) throw error;
+      // The pod could not join (its id is another live pod's): nothing was queued; say that.
+      if (error.cause instanceof MembershipPodIdInUseError) throw error.cause;
       const queued = total.queued + error.counts.queued;
       throw new CliError(
         CliErrorCode.SEED_INTERRUPTED,
