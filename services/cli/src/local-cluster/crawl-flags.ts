@@ -169,7 +169,9 @@ export function checkPodSettings(
   } catch (error) {
     if (!(error instanceof CrawlerError) || !error.option) throw error;
     const { name, expected } = error.option;
-    const row = POD_SETTINGS[name as keyof typeof POD_SETTINGS];
+    const row = POD_SETTINGS[name as keyof typeof POD_SETTINGS] as Setting | undefined;
+    // A part of a setting (exitWhenIdle.graceMs) keeps the pod's own words.
+    if (!row) throw usageError(error.message);
     const given = flagOptions as Readonly<Record<string, unknown>>;
     const byFlag = given[name] !== undefined;
     const value = (byFlag ? given : (configured as Readonly<Record<string, unknown>>))[name];
