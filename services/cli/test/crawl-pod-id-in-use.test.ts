@@ -77,6 +77,8 @@ it('a second crawl on the same data dir (same pod id) is refused; the first lose
     killAfterMs: 30_000,
   });
   expect(second.code).toBe(2);
+  // It left nothing: it held nothing in the registry (the first pod's session is untouched).
+  expect(second.stderr).not.toMatch(/membership left|join had failed/);
   expect(second.stderr).toMatch(
     /^error: pod id \S+ is in use by another live pod \(\S+\/\d+\): give each pod its own id \(--pod-id, POD_ID\), or stop the other$/m,
   );

@@ -6,7 +6,11 @@
  * README for the rules.
  */
 import type { EnqueueItem, EnqueueReport, RedisFrontier } from '@shardline/frontier';
-import type { Membership, StopOptions } from '@shardline/membership';
+import {
+  type Membership,
+  MembershipPodIdInUseError,
+  type StopOptions,
+} from '@shardline/membership';
 import { buildPod, type PodParts } from './build-pod.js';
 import { FaultReporter } from './fault-reporter.js';
 import { closeSubscriber } from './pod-components.js';
@@ -211,6 +215,9 @@ export class CrawlerPod {
     try {
       await this.#joined;
     } catch (error) {
+      // The id is another live pod's: nothing in the registry is this pod's to leave, and the
+      // caller already has the error.
+      if (error instanceof MembershipPodIdInUseError) return;
       // start() / seed() already rejected with it; a partly joined pod still leaves below.
       log.warn({ err: error }, 'membership join had failed; stopping it anyway');
     }
