@@ -157,8 +157,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       try {
         await awaitHolderSilence(this.#registry, this.#o.podId, this.#o, reply.nowMs);
       } catch (error) {
-        this.#subscriber?.disconnect();
-        this.#subscriber = undefined;
+        this.#closeSubscriber();
         this.#state = 'stopped';
         throw error;
       }
@@ -216,11 +215,13 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       await this.#registry.reclaimUnlock(self, self);
       await this.#duties.settle();
     }
-    if (this.#subscriber) {
-      this.#subscriber.disconnect();
-      this.#subscriber = undefined;
-    }
+    this.#closeSubscriber();
     this.#state = 'stopped';
+  }
+
+  #closeSubscriber(): void {
+    this.#subscriber?.disconnect();
+    this.#subscriber = undefined;
   }
 
   /**

@@ -13,11 +13,9 @@ import { type Command, Option } from 'commander';
 import type { CliContext } from '../context.js';
 import { CliError, CliErrorCode } from '../errors.js';
 import { writeJson } from '../lib/json-output.js';
-import { crawlIdOption, integerIn, keyPrefixOption } from '../lib/parse.js';
+import { crawlIdOption, integerIn, KEY_PREFIX_HELP, keyPrefixOption } from '../lib/parse.js';
 import { type SessionFlags, withRedisOptions, withSession } from '../lib/session.js';
 import { formatTable, plural } from '../lib/table.js';
-
-const PREFIX_HELP = 'frontier key prefix (env KEY_PREFIX, default sl)';
 
 interface ListFlags extends SessionFlags {
   json?: boolean;
@@ -35,7 +33,7 @@ export function registerCrawlAdminCommands(crawl: Command, ctx: CliContext): voi
     crawl
       .command('list')
       .description('the crawls of the frontier: state, live pods and counters')
-      .option('--prefix <prefix>', PREFIX_HELP, keyPrefixOption)
+      .option('--prefix <prefix>', KEY_PREFIX_HELP, keyPrefixOption)
       .option('--json', 'print one JSON document'),
   ).action(async (_: ListFlags, command: Command) => {
     // `crawl` itself takes --redis, --prefix…: commander hands them to it wherever they stand.
@@ -74,7 +72,7 @@ export function registerCrawlAdminCommands(crawl: Command, ctx: CliContext): voi
         "delete every key of one crawl (queues, seen-sets, leases, counters, dead letters, ring, results and items streams) in batches of domains; never the hosts' politeness, which all crawls share. Run it again to finish after a crash",
       )
       .argument('<id>', 'the crawl to delete (not "default")', crawlIdOption)
-      .option('--prefix <prefix>', PREFIX_HELP, keyPrefixOption)
+      .option('--prefix <prefix>', KEY_PREFIX_HELP, keyPrefixOption)
       .option(
         '--force',
         'delete even while pods of the crawl are live (their new URLs are refused meanwhile; stop them)',

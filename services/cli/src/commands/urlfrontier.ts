@@ -12,7 +12,7 @@ import { type Command, Option } from 'commander';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
-import { keyPrefixOption } from '../lib/parse.js';
+import { KEY_PREFIX_HELP, keyPrefixOption } from '../lib/parse.js';
 import { type RedisFlags, resolveRedisTarget, useEmbeddedRedis } from '../lib/redis-connect.js';
 import { withRedisOptions } from '../lib/session.js';
 import { signalJoined } from '../local-cluster/ready-signal.js';
@@ -56,11 +56,7 @@ export function registerUrlFrontierCommand(program: Command): void {
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--advertise <host:port>', 'address ListNodes gives out (default: host:port)')
     .option('--pod-id <id>', 'ring member id (env POD_ID, default: urlfrontier-<hostname>-<port>)')
-    .option(
-      '--prefix <prefix>',
-      'frontier key prefix (env KEY_PREFIX, default sl)',
-      keyPrefixOption,
-    )
+    .option('--prefix <prefix>', KEY_PREFIX_HELP, keyPrefixOption)
     .addOption(
       new Option(
         '--lease-timeout-ms <n>',

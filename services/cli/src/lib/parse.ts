@@ -1,4 +1,4 @@
-import { isCrawlId, isKeyPrefix, KEY_PREFIX_RULE } from '@shardline/frontier';
+import { DEFAULT_PREFIX, isCrawlId, isKeyPrefix, KEY_PREFIX_RULE } from '@shardline/frontier';
 import { InvalidArgumentError } from 'commander';
 
 /** Commander parser for an integer option within [min, max]. */
@@ -54,6 +54,9 @@ export function crawlIdOption(value: string): string {
   if (!isCrawlId(value)) throw new InvalidArgumentError(`not a crawl id: ${CRAWL_ID_HINT}.`);
   return value;
 }
+
+/** The help of `--prefix`, on every command that takes it. */
+export const KEY_PREFIX_HELP = `frontier key prefix (env KEY_PREFIX, default ${DEFAULT_PREFIX})`;
 
 /** Commander parser for `--prefix`: the frontier refuses other prefixes when it is built. */
 export function keyPrefixOption(value: string): string {

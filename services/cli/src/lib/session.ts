@@ -25,7 +25,13 @@ import { loadConfig } from '../config.js';
 import { CliError, CliErrorCode, usageError } from '../errors.js';
 import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { type Ownership, resolveOwnership } from './ownership.js';
-import { CRAWL_ID_HINT, crawlIdOption, keyPrefixOption, podList } from './parse.js';
+import {
+  CRAWL_ID_HINT,
+  crawlIdOption,
+  KEY_PREFIX_HELP,
+  keyPrefixOption,
+  podList,
+} from './parse.js';
 import {
   connectRedis,
   isConnectionError,
@@ -58,11 +64,7 @@ export interface Session {
 /** Adds `--redis`, `--redis-cluster`, `--data-dir`, `--prefix`, `--crawl-id` and `--pods`. */
 export function withConnectionOptions(command: Command): Command {
   return withRedisOptions(command)
-    .addOption(
-      new Option('--prefix <prefix>', 'frontier key prefix (env KEY_PREFIX, default sl)').argParser(
-        keyPrefixOption,
-      ),
-    )
+    .addOption(new Option('--prefix <prefix>', KEY_PREFIX_HELP).argParser(keyPrefixOption))
     .addOption(
       new Option(
         '--crawl-id <id>',

@@ -15,7 +15,6 @@ import {
   PROCESS_SETTINGS,
   podSettingRows,
   readConfigFile,
-  resolvePodSettings,
 } from '@shardline/crawler/settings';
 import { CliError, CliErrorCode } from '../errors.js';
 import { checkPodSettings } from '../local-cluster/crawl-flags.js';
@@ -78,8 +77,7 @@ export function effectiveSettings(
     return 'default';
   };
   const given = podFlags as Readonly<Record<string, unknown>>;
-  checkPodSettings(podFlags, loaded.config.pod);
-  const pod = resolvePodSettings({ ...loaded.config.pod, ...podFlags }) as Record<string, unknown>;
+  const pod = checkPodSettings(podFlags, loaded.config.pod) as Record<string, unknown>;
   const rows = podSettingRows().map(
     ([option, setting]): EffectiveSetting => ({
       option,

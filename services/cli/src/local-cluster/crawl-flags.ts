@@ -10,6 +10,7 @@ import {
   defaultText,
   POD_SETTINGS,
   type PodSettingOptions,
+  type PodSettings,
   PROCESS_SETTINGS,
   parseIntText,
   parseSettingText,
@@ -158,14 +159,15 @@ export function podOptionsFromFlags(flags: Record<string, unknown>): PodSettingO
  * Checks the pod settings against the pod's own bounds (`resolvePodSettings`) before Redis or a
  * pod starts, naming where a bad value came from: `--resolve must be …`, not the pod's
  * `CrawlerPodOptions.resolve`. `flagOptions` were given as flags, `configured` by the
- * environment or the config file (whose values were checked when it was read).
+ * environment or the config file (whose values were checked when it was read). Returns the
+ * effective settings (defaults applied).
  */
 export function checkPodSettings(
   flagOptions: PodSettingOptions,
   configured: PodSettingOptions,
-): void {
+): PodSettings {
   try {
-    resolvePodSettings({ ...configured, ...flagOptions });
+    return resolvePodSettings({ ...configured, ...flagOptions });
   } catch (error) {
     if (!(error instanceof CrawlerError) || !error.option) throw error;
     const { name, expected } = error.option;
