@@ -20,7 +20,8 @@
   ARGV[5] info (host, pid: diagnostics only)
   ARGV[6] mode: 'join' | 'take' | 'beat'. 'join' leaves a live session of the id held by
           another instance untouched (status 4: the caller finds out whether that instance
-          still beats, membership.ts); 'take' then takes it over as a restart (status 2)
+          still beats, membership.ts); 'take' then takes it over as a restart (status 2);
+          'beat' finding another instance's session writes nothing either (status 5)
   ARGV[7] epoch the caller knows (0 = none); the view is returned when it differs
   ARGV[8] vnodes proposed for the ring config
   ARGV[9] seed proposed for the ring config
@@ -32,7 +33,9 @@
   status: 0 renewed, 1 joined as a new member (epoch bumped), 2 same id re-joined by a
   new instance inside its session (restart: no epoch bump), 3 the caller's session had
   been expired by others and it joined again (epoch bumped), 4 ('join' only) another
-  instance holds the id's live session: nothing of it was written.
+  instance holds the id's live session: nothing of it was written. 5 ('beat' only) the
+  session is another instance's: it took this one's over while this one was stalled
+  (status 4, then 'take'), so this instance is superseded and must stop; nothing written.
   lockHeld: a survivor holds the reclaim lock of the caller's id (wait before claiming).
   cancelled: this join removed a pending reclaim of the caller's id (the caller must
   requeue its previous incarnation's leases itself).
@@ -91,8 +94,8 @@ else
     for field in string.gmatch(old, '([^\t]*)\t?') do parts[#parts + 1] = field end
     prev_instance = parts[3] or ''
   end
-  if mode == 'join' and prev_instance ~= instance and prev_instance ~= '' then
-    status = 4
+  if prev_instance ~= instance and prev_instance ~= '' and mode ~= 'take' then
+    status = (mode == 'join') and 4 or 5
   else
     if w ~= weight then changed = true end
     if mode == 'take' and prev_instance ~= instance then status = 2 end
@@ -101,7 +104,7 @@ else
     end
   end
 end
-if status ~= 4 then redis.call('ZADD', members, now + timeout, pod) end
+if status < 4 then redis.call('ZADD', members, now + timeout, pod) end
 redis.call('HSETNX', config, 'vnodes', ARGV[8])
 redis.call('HSETNX', config, 'seed', ARGV[9])
 

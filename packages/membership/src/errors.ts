@@ -9,6 +9,7 @@ export const MembershipErrorCode = {
   STATE: 'SHARDLINE_ERR_MEMBERSHIP_STATE',
   REPLY: 'SHARDLINE_ERR_MEMBERSHIP_REPLY',
   POD_ID_IN_USE: 'SHARDLINE_ERR_MEMBERSHIP_POD_ID_IN_USE',
+  SUPERSEDED: 'SHARDLINE_ERR_MEMBERSHIP_SUPERSEDED',
 } as const;
 export type MembershipErrorCode = (typeof MembershipErrorCode)[keyof typeof MembershipErrorCode];
 
@@ -96,6 +97,25 @@ export class MembershipPodIdInUseError extends MembershipError {
     super(
       'SHARDLINE_ERR_MEMBERSHIP_POD_ID_IN_USE',
       `pod id ${podId} is in use by another live pod (${holderInfo || 'no diagnostics'}): give each pod its own id (--pod-id, POD_ID), or stop the other`,
+    );
+    this.podId = podId;
+  }
+}
+
+/**
+ * A heartbeat found the pod's session held by another instance: this process stalled (a long
+ * pause, a frozen VM) for longer than another instance with its id waited before taking the
+ * session over. That instance requeued this one's leases and owns the id now: this one must
+ * stop at once, without leaving (the id is not its own to leave).
+ */
+export class MembershipSupersededError extends MembershipError {
+  override readonly name = 'MembershipSupersededError';
+  readonly podId: string;
+
+  constructor(podId: string, holderInfo: string, silentMs: number) {
+    super(
+      'SHARDLINE_ERR_MEMBERSHIP_SUPERSEDED',
+      `pod id ${podId} was taken over by another instance (${holderInfo || 'no diagnostics'}) while this process was stalled (no heartbeat for ${Math.round(silentMs)} ms): stopping without leaving; the other instance goes on with the id`,
     );
     this.podId = podId;
   }

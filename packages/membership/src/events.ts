@@ -5,6 +5,7 @@
 
 import type { HashRing } from '@shardline/ring';
 import type { DepartedReport } from './departed.js';
+import type { MembershipSupersededError } from './errors.js';
 import type { ReclaimKind } from './registry.js';
 
 /** Emitted on every new epoch: the ring before and after. */
@@ -66,6 +67,11 @@ export interface MembershipEvents {
   restarted: [];
   /** Others had expired this pod's session (it stalled); it joined again. */
   'session-lost': [];
+  /**
+   * Another instance took this pod's id over while it stalled: the membership has stopped
+   * without leaving; the pod must stop at once (its leases are already requeued).
+   */
+  superseded: [MembershipSupersededError];
   /** Background work failed (Redis unreachable, …); it is retried on the next heartbeat. */
   error: [Error];
 }

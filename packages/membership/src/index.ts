@@ -8,6 +8,7 @@ export {
   MembershipPodIdInUseError,
   MembershipReplyError,
   MembershipStateError,
+  MembershipSupersededError,
 } from './errors.js';
 export type {
   HandoffReport,

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { type HashRing, loadHasher } from '@shardline/ring';
 import type { Cluster, Redis } from 'ioredis';
 import type { Assignment } from './assignment.js';
-import { MembershipStateError } from './errors.js';
+import { MembershipStateError, MembershipSupersededError } from './errors.js';
 import type { MembershipEvents, StopOptions, SweepReport } from './events.js';
 import { handOffOwnIndex } from './handoff.js';
 import { awaitHolderSilence } from './held-session.js';
@@ -62,6 +62,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
   #beating: Promise<unknown> | undefined;
   // Background failures (each emitted as 'error' when someone listens; counted either way).
   #errors = 0;
+  #superseded: MembershipSupersededError | undefined;
 
   constructor(options: MembershipOptions) {
     super();
@@ -95,6 +96,14 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
    */
   get errorCount(): number {
     return this.#errors;
+  }
+
+  /**
+   * Set when a heartbeat found this pod's id taken over by another instance (this process had
+   * stalled): the membership stopped at once, without leaving (see the `superseded` event).
+   */
+  get superseded(): MembershipSupersededError | undefined {
+    return this.#superseded;
   }
 
   /** Epoch of the ring in use (0 before start). */
@@ -196,6 +205,8 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
     if (this.#timer) clearTimeout(this.#timer);
     // #tick reports its own failure through 'error' and never rejects.
     await this.#beating;
+    // Superseded meanwhile: the id is another instance's now, nothing of it is ours to leave.
+    if (this.#superseded) return;
     if (graceful) {
       let released = false;
       if (options.releaseLeases) {
@@ -290,6 +301,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
 
   async #beat(mode: 'join' | 'take' | 'beat'): Promise<HeartbeatReply> {
     const o = this.#o;
+    const silentMs = performance.now() - this.#lastBeatAt;
     const reply = await this.#registry.heartbeat({
       pod: o.podId,
       sessionTimeoutMs: o.sessionTimeoutMs,
@@ -301,6 +313,7 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       vnodes: o.vnodes,
       seed: o.seed,
     });
+    if (reply.status === HeartbeatStatus.Superseded) return this.#supersede(silentMs);
     this.#lastBeatAt = performance.now();
     if (reply.status === HeartbeatStatus.Rejoined) this.emit('session-lost');
     if (reply.view) this.#apply(reply.view);
@@ -322,8 +335,26 @@ export class Membership extends EventEmitter<MembershipEvents> implements Assign
       const reply = await this.#beat('beat');
       this.#duties.afterHeartbeat(reply.pending);
     } catch (error) {
-      this.#fail(error);
+      // A superseded pod was told through its own event: not a failure to retry.
+      if (!(error instanceof MembershipSupersededError)) this.#fail(error);
     }
+  }
+
+  /**
+   * Another instance has this pod's id (it took the session over while this process stalled):
+   * stop at once, writing nothing to the registry — a leave would remove the other's session.
+   * Its leases were requeued by the other; completions of this one's are refused by the
+   * frontier's lease fencing.
+   */
+  async #supersede(silentMs: number): Promise<never> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#state = 'stopped';
+    this.#closeSubscriber();
+    const holder = await this.#registry.holder(this.#o.podId).catch(() => undefined);
+    const error = new MembershipSupersededError(this.#o.podId, holder?.info ?? '', silentMs);
+    this.#superseded = error;
+    this.emit('superseded', error);
+    throw error;
   }
 
   /** Applies a view if it is newer than the ring in use; queues the handoff it implies. */

@@ -35,6 +35,11 @@ export const HeartbeatStatus = {
   Rejoined: 3,
   /** ('join' only) Another instance holds the id's live session; nothing was written. */
   Held: 4,
+  /**
+   * ('beat' only) Another instance took this id's session over while the caller was stalled
+   * (see `awaitHolderSilence`); nothing was written: the caller must stop.
+   */
+  Superseded: 5,
 } as const;
 export type HeartbeatStatus = (typeof HeartbeatStatus)[keyof typeof HeartbeatStatus];
 

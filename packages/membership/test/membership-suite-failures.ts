@@ -5,8 +5,12 @@
  */
 import { syntheticDomains } from '@shardline/ring';
 import { expect, it, vi } from 'vitest';
-import { MembershipKeys, MembershipPodIdInUseError } from '../src/index.js';
-import { Registry } from '../src/registry.js';
+import {
+  MembershipKeys,
+  MembershipPodIdInUseError,
+  type MembershipSupersededError,
+} from '../src/index.js';
+import { HeartbeatStatus, Registry } from '../src/registry.js';
 import { hostAt, SETTLE, sleep, waitPlaced } from './harness.js';
 import { type MembershipSuite, urls } from './membership-suite-context.js';
 
@@ -145,6 +149,64 @@ export function registerFailureTests({ fleet }: MembershipSuite): void {
     ]);
     expect(Number(await a!.redis.get(a!.membership.keys.epoch()))).toBe(epochBefore);
     expect(c!.membership.ring!.ids()).toEqual(ids);
+  });
+
+  it('a pod whose id was taken over while it stalled stops at its next heartbeat and writes nothing', async () => {
+    const fl = fleet();
+    const [a, , c] = await fl.start('pod-a', 'pod-b', 'pod-c');
+    const domains = syntheticDomains(150, 16);
+    await a!.frontier.enqueue(urls(domains));
+    const ids = ['pod-a', 'pod-b', 'pod-c'];
+    await waitPlaced(a!.frontier.inspector, ids, domains, a!.membership.ownerOf, 'placement');
+    const { leases } = await c!.frontier.claim({ pod: 'pod-c', max: 2 });
+    expect(leases.length).toBe(2);
+    const keys = c!.membership.keys;
+    const epochBefore = Number(await a!.redis.get(keys.epoch()));
+    const superseded: MembershipSupersededError[] = [];
+    c!.membership.on('superseded', (error) => superseded.push(error));
+
+    // pod-c stalls (a long pause) and a replacement with its id, having found it silent for
+    // 1.5 heartbeats, takes the session over and requeues its leases — what start() does.
+    const registry = new Registry(fl.connect(), keys);
+    const take = await registry.heartbeat({
+      pod: 'pod-c',
+      sessionTimeoutMs: 60_000,
+      weight: 1,
+      instance: 'replacement',
+      info: 'replacement-host/42',
+      mode: 'take',
+      knownEpoch: epochBefore,
+      vnodes: 256,
+      seed: Number(await a!.redis.hget(keys.config(), 'seed')),
+    });
+    expect(take.status).toBe(HeartbeatStatus.Restarted);
+    await a!.frontier.reclaimPod('pod-c');
+
+    // pod-c's next heartbeat finds the session another instance's: it stops, writing nothing.
+    await vi.waitFor(() => expect(superseded).toHaveLength(1), SETTLE);
+    expect(superseded[0]!.code).toBe('SHARDLINE_ERR_MEMBERSHIP_SUPERSEDED');
+    expect(superseded[0]!.message).toMatch(
+      /^pod id pod-c was taken over by another instance \(replacement-host\/42\) while this process was stalled \(no heartbeat for \d+ ms\): stopping without leaving; the other instance goes on with the id$/,
+    );
+    expect(c!.membership.superseded).toBe(superseded[0]);
+    expect(c!.membership.ready).toBe(false);
+    await c!.membership.stop(); // graceful, yet no leave: the id is the replacement's
+    await sleep(1000); // four of pod-c's heartbeat periods
+    expect(await registry.holder('pod-c')).toMatchObject({
+      instance: 'replacement',
+      info: 'replacement-host/42',
+      expiryMs: take.nowMs + 60_000,
+    });
+    expect(Number(await a!.redis.get(keys.epoch()))).toBe(epochBefore);
+    expect(a!.membership.ring!.ids()).toEqual(ids);
+    expect(c!.errors).toEqual([]);
+    // Its leases went back to the queue once, and its late completions are refused.
+    const settled = await c!.frontier.completeMany(leases.map((lease) => ({ lease })));
+    expect(settled.every((error) => error !== null)).toBe(true);
+    for (const lease of leases) {
+      const stats = await a!.frontier.inspector.domainStats(lease.domain);
+      expect([stats.queued, stats.inFlight]).toEqual([1, 0]);
+    }
   });
 
   it('a pod that gets no epoch messages converges from the stored epoch', async () => {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { FrontierLostError, RedisOomError } from '@shardline/frontier';
-import { MembershipPodIdInUseError } from '@shardline/membership';
+import { MembershipPodIdInUseError, MembershipSupersededError } from '@shardline/membership';
 import { Command, CommanderError } from 'commander';
 import { registerApiCommand } from './commands/api.js';
 import { registerCrawlCommand } from './commands/crawl.js';
@@ -100,8 +100,13 @@ export async function run(
       ctx.stderr.write(`error: ${error.message}\n`);
       return ExitCode.USAGE;
     }
-    // Redis faults the frontier names (out of memory, frontier lost): the environment, not a bug.
-    if (error instanceof RedisOomError || error instanceof FrontierLostError) {
+    // Redis faults the frontier names (out of memory, frontier lost) and a pod id taken over
+    // while this process stalled: the environment, not a bug.
+    if (
+      error instanceof RedisOomError ||
+      error instanceof FrontierLostError ||
+      error instanceof MembershipSupersededError
+    ) {
       ctx.stderr.write(`error: ${error.message} (${error.code})\n`);
       return ExitCode.FAILED;
     }

@@ -140,6 +140,8 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       });
   const assignment: Assignment = membership ?? options.assignment!;
   const stopPoking = assignment.onChange(poke);
+  // Another instance has this pod's id now (this process stalled): stop claiming at once.
+  membership?.on('superseded', () => void loop?.stop(0));
   const stopLogging = membership ? logMembershipEvents(membership, log, s.podId) : undefined;
 
   const closing = unlimitedListeners(new AbortController());

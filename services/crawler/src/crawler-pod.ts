@@ -134,8 +134,8 @@ export class CrawlerPod {
     await this.#p.loop.start();
     this.#loopRunning = true;
     this.#faultReporter.start();
-    // A lost frontier is a crash, not a handoff: nothing is left to hand off.
-    void this.#p.loop.done.then(() => this.stop({ graceful: !this.#p.faults.lost }));
+    // A lost frontier or a superseded id is a crash, not a handoff: nothing is ours to hand off.
+    void this.#p.loop.done.then(() => this.stop({ graceful: this.#fatal() === undefined }));
   }
 
   /**
@@ -155,14 +155,22 @@ export class CrawlerPod {
   /**
    * Resolves when the pod has stopped: after {@link stop}, or by itself with `exitWhenIdle`.
    * Every lease is settled and every result written by then. Rejects with `FrontierLostError`
-   * (`SHARDLINE_ERR_FRONTIER_LOST`) when the pod stopped because Redis lost the frontier.
+   * (`SHARDLINE_ERR_FRONTIER_LOST`) when the pod stopped because Redis lost the frontier, and
+   * with `MembershipSupersededError` (`SHARDLINE_ERR_MEMBERSHIP_SUPERSEDED`) when another
+   * instance took its pod id over while it stalled.
    */
   get done(): Promise<void> {
     return this.#p.loop.done
       .then(() => this.#stopped)
       .then(() => {
-        if (this.#p.faults.lost) throw this.#p.faults.lost;
+        const fatal = this.#fatal();
+        if (fatal) throw fatal;
       });
+  }
+
+  /** What stopped the pod by itself, at once and without leaving, if anything did. */
+  #fatal(): Error | undefined {
+    return this.#p.faults.lost ?? this.membership?.superseded;
   }
 
   /**
@@ -186,8 +194,10 @@ export class CrawlerPod {
     p.watch.stop();
     p.faults.stop();
     await p.loop.stop(graceful ? p.settings.stopGraceMs : 0);
-    // The last counts (a lost frontier, OOM episodes) while Redis may still take them.
-    await this.#faultReporter.stop();
+    // The last counts (a lost frontier, OOM episodes) while Redis may still take them — not
+    // from a superseded pod: they are filed under the id the other instance now reports for.
+    if (this.membership?.superseded) this.#faultReporter.cancel();
+    else await this.#faultReporter.stop();
     // Robots loads the released leases no longer wait for: abort them, cache nothing.
     p.closing.abort();
     // Foreign hosts the last claims found are still being moved to their owners.
@@ -200,7 +210,16 @@ export class CrawlerPod {
     await p.items?.close();
     // Every lease is settled and robots.txt loads aborted: the last records are in.
     await p.archive?.close().catch((error: unknown) => {
-      p.log.error({ err: error }, 'WARC close failed');
+      // The instance that took a superseded pod's id over closed its open file as a crashed
+      // run's (repaired and renamed) when it started: this close finds it gone, as expected.
+      if (this.membership?.superseded) {
+        p.log.warn(
+          { reason: error instanceof Error ? error.message : String(error) },
+          'WARC file already closed by the instance that took this pod id over',
+        );
+      } else {
+        p.log.error({ err: error }, 'WARC close failed');
+      }
     });
     await p.fetcher.close().catch((error: unknown) => {
       p.log.warn({ err: error }, 'fetcher close failed');
@@ -212,6 +231,8 @@ export class CrawlerPod {
 
   async #leave(membership: Membership, graceful: boolean): Promise<void> {
     const log = this.#p.log;
+    // Superseded: the membership stopped itself; the id is another instance's to leave.
+    if (membership.superseded) return;
     try {
       await this.#joined;
     } catch (error) {
@@ -266,6 +287,7 @@ export class CrawlerPod {
       resultWrites: this.#p.results.stats().errors,
       itemWrites: this.#p.items?.stats().errors ?? 0,
       ...this.#p.faults.stats(),
+      superseded: this.membership?.superseded ? 1 : 0,
     };
   }
 }

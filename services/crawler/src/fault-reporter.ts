@@ -66,6 +66,12 @@ export class FaultReporter {
    * {@link FINAL_REPORT_MS} (the write stays queued in the client; the signal's grace is the
    * process's, not this write's).
    */
+  /** Stops without the last write. */
+  cancel(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
   async stop(): Promise<void> {
     if (!this.#timer) return;
     clearInterval(this.#timer);

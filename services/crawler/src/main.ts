@@ -10,7 +10,7 @@
  * directory never changes a pod's settings by surprise.
  */
 import { FrontierLostError } from '@shardline/frontier';
-import { MembershipPodIdInUseError } from '@shardline/membership';
+import { MembershipPodIdInUseError, MembershipSupersededError } from '@shardline/membership';
 import { pino } from 'pino';
 import { type CrawlerConfig, loadConfig } from './config.js';
 import { CONFIG_FILE_ENV, findConfigFile, readConfigFile } from './config-file.js';
@@ -19,11 +19,12 @@ import { runPod } from './run-pod.js';
 
 /**
  * A bad variable or option, or a POD_ID another live pod has: one line naming it on stderr,
- * exit 2, no stack. A lost frontier (Redis lost its data; the pod logged it already): one
- * line, exit 1.
+ * exit 2, no stack. A lost frontier (Redis lost its data) or a superseded pod id (another
+ * instance took it over while this process stalled), which the pod logged already: one line,
+ * exit 1.
  */
 function exitOnConfigError(error: unknown): never {
-  if (error instanceof FrontierLostError) {
+  if (error instanceof FrontierLostError || error instanceof MembershipSupersededError) {
     process.stderr.write(`shardline pod: ${error.message} (${error.code})\n`);
     process.exit(1);
   }

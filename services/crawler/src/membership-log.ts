@@ -1,6 +1,7 @@
 /**
  * What the pod logs about its membership: changes of the ring, handoffs, reclaims of removed
- * pods, sweeps that moved stranded domains, restarts, lost sessions and background errors.
+ * pods, sweeps that moved stranded domains, restarts, lost sessions, a superseded id and
+ * background errors.
  */
 import type { Membership, MembershipEvents } from '@shardline/membership';
 import type { Logger } from 'pino';
@@ -23,6 +24,7 @@ export function logMembershipEvents(membership: Membership, log: Logger, pod: st
     restarted: () => log.info({ pod }, 'membership: restarted inside the session'),
     'session-lost': () =>
       log.warn({ pod }, 'membership: session had expired (stalled); joined again'),
+    superseded: (error) => log.fatal({ pod, code: error.code }, `${error.code}: ${error.message}`),
     error: (error) => log.warn({ err: error }, 'membership error (retried)'),
   };
   const entries = Object.entries(listeners) as [keyof MembershipEvents, (e: Error) => void][];

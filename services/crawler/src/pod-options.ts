@@ -110,6 +110,11 @@ export interface PodStats {
     redisOom: number;
     /** 1 when the pod stopped because Redis lost the frontier (`SHARDLINE_ERR_FRONTIER_LOST`). */
     frontierLost: number;
+    /**
+     * 1 when the pod stopped because another instance took its pod id over while it stalled
+     * (`SHARDLINE_ERR_MEMBERSHIP_SUPERSEDED`).
+     */
+    superseded: number;
     /** Deaths of the WARC writer's thread (`SHARDLINE_ERR_WARC_THREAD`); 0 without an archive. */
     warcThread: number;
     /** Results that could not be written to the results stream or JSONL file (`results.errors`). */
