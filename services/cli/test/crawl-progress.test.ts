@@ -106,4 +106,53 @@ describe('progress line', () => {
     cli.child.kill('SIGTERM');
     expect((await cli.exited).code).toBe(0);
   }, 60_000);
+
+  it('a host busy on a slow page and a finished domain are not hosts waiting', async () => {
+    // fast.test: one page, done at once (its entry stays pinned a while); slow.test: one page
+    // answered after 4 s (its host sits at its lease deadline meanwhile).
+    const slowSite = createServer((req, res) => {
+      if (req.url === '/robots.txt') {
+        res.writeHead(404).end();
+        return;
+      }
+      const delayMs = req.headers.host?.startsWith('slow.test') ? 4000 : 0;
+      setTimeout(
+        () => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>x</p>'),
+        delayMs,
+      );
+    });
+    await new Promise<void>((resolve) => slowSite.listen(0, '127.0.0.1', resolve));
+    const slowPort = (slowSite.address() as AddressInfo).port;
+    try {
+      cli = spawnCli(
+        [
+          'crawl',
+          '--progress',
+          '--no-warc',
+          '--exit-when-idle',
+          '--resolve',
+          `fast.test:${slowPort}:127.0.0.1`,
+          '--resolve',
+          `slow.test:${slowPort}:127.0.0.1`,
+          '--allow-private-addresses',
+          `http://fast.test:${slowPort}/`,
+          `http://slow.test:${slowPort}/`,
+        ],
+        { env: { REDIS_URL: redis.url, KEY_PREFIX: 'busy' } },
+      );
+      const { code } = await cli.exited;
+      expect(code).toBe(0);
+      const lines = cli
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('pages '));
+      // Once fast.test was done and the slow page in flight, a line was printed, and it named
+      // no waiting host (the first line may: both hosts wait out the robots.txt gap).
+      const busy = lines.filter((l) => /^pages 1 .* {2}queued 0 {2}in flight 1 /.test(l));
+      expect(busy.length).toBeGreaterThan(0);
+      expect(busy.filter((l) => l.includes('hosts not due yet'))).toEqual([]);
+    } finally {
+      await new Promise((resolve) => slowSite.close(resolve));
+    }
+  }, 60_000);
 });

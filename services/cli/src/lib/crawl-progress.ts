@@ -12,18 +12,38 @@ import { duration } from './table.js';
 
 /** Due-index entries read per tick to find hosts not due yet. */
 const DUE_SAMPLE = 1000;
+/** Of those, the hosts (longest waits first) whose leases are read to tell a busy host. */
+const CHECKED_HOSTS = 256;
 
-/** Hosts of the pod's due index whose next visit is in the future, and the longest wait. */
+/**
+ * Hosts of the pod's due index that wait for a reason the user may want to see (a delay, a
+ * backoff, a spent budget, a block), and the longest wait. Not counted: an entry at its pin's
+ * end (the frontier's own re-check of a host it just changed: a finished domain's last visit),
+ * and a host scored at a lease deadline (it is busy: its leases are out, to its concurrency or
+ * with nothing else queued) — a slow page is not a wait of a minute.
+ */
 export async function notDueYet(pod: CrawlerPod): Promise<{ waiting: number; longestMs: number }> {
+  const inspector = pod.frontier.inspector;
+  const entries = await inspector.dueEntries(pod.id, { limit: DUE_SAMPLE });
   const now = Date.now();
-  const hosts = await pod.frontier.inspector.dueHosts(pod.id, { limit: DUE_SAMPLE });
+  const future = entries
+    .filter((e) => e.dueAtMs > now && Number.isFinite(e.dueAtMs) && e.dueAtMs !== e.pinnedUntilMs)
+    .sort((a, b) => b.dueAtMs - a.dueAtMs);
+  const leases = await Promise.all(
+    future.slice(0, CHECKED_HOSTS).map((e) => inspector.hostLeases(e.domain, e.host)),
+  );
+  const timeoutMs = pod.frontier.leaseTimeoutMs;
   let waiting = 0;
   let longestMs = 0;
-  for (const host of hosts) {
-    if (!(host.dueAtMs > now) || !Number.isFinite(host.dueAtMs)) continue;
+  future.forEach((entry, i) => {
+    const held = leases[i] ?? [];
+    // A claim scores a host whose leases hold it back at the earliest lease's deadline (a
+    // heartbeat extends the lease, not the score): never before claim time + lease timeout.
+    const firstClaimMs = Math.min(...held.map((lease) => lease.claimedAtMs));
+    if (held.length > 0 && timeoutMs > 0 && entry.dueAtMs >= firstClaimMs + timeoutMs) return;
     waiting += 1;
-    longestMs = Math.max(longestMs, host.dueAtMs - now);
-  }
+    longestMs = Math.max(longestMs, entry.dueAtMs - now);
+  });
   return { waiting, longestMs };
 }
 
