@@ -42,7 +42,7 @@ import {
   portFlag,
   settingHelp,
 } from '../local-cluster/crawl-flags.js';
-import { signalJoined } from '../local-cluster/ready-signal.js';
+import { signalJoined, stopWithSupervisor } from '../local-cluster/ready-signal.js';
 
 /** The flags of `crawl` that are not pod settings. */
 interface CrawlFlags {
@@ -234,6 +234,7 @@ async function runCrawl(seeds: string[], flags: CrawlFlags & Record<string, unkn
           throw usage(error);
         });
   const logger = crawlLogger(flags.logLevel ?? config.logLevel);
+  stopWithSupervisor((message) => logger.warn(message));
   const target = redisTarget(flags, config);
   let embedded: Awaited<ReturnType<typeof startEmbeddedRedis>> | undefined;
   if (!target.url && !target.clusterNodes) {

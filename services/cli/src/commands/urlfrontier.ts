@@ -15,7 +15,7 @@ import { CliError, CliErrorCode, usageError } from '../errors.js';
 import { KEY_PREFIX_HELP, keyPrefixOption } from '../lib/parse.js';
 import { type RedisFlags, resolveRedisTarget, useEmbeddedRedis } from '../lib/redis-connect.js';
 import { withRedisOptions } from '../lib/session.js';
-import { signalJoined } from '../local-cluster/ready-signal.js';
+import { signalJoined, stopWithSupervisor } from '../local-cluster/ready-signal.js';
 
 interface UrlFrontierFlags extends RedisFlags {
   port: number;
@@ -112,6 +112,7 @@ export function registerUrlFrontierCommand(program: Command): void {
       const embedded =
         target.kind === 'embedded' ? await useEmbeddedRedis(target.dataDir) : undefined;
       const log = pino({ level: flags.logLevel });
+      stopWithSupervisor((message) => log.warn(message));
       // gRPC and the crawler's client load when a node runs, not for every command.
       const [crawler, { UrlFrontierNode, UrlFrontierError, UrlFrontierErrorCode }] =
         await Promise.all([import('@shardline/crawler'), import('@shardline/urlfrontier')]);
