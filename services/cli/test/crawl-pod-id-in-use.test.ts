@@ -6,48 +6,27 @@
  * first crawl goes on untouched.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { runCliWith } from './run-cli-with.js';
+import { type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
 import { type LiveCli, spawnCli } from './spawn-cli.js';
 
-const SLOW_MS = 1500;
-let site: Server;
-let port: number;
+// Long enough for the second process to start and be refused while the first still crawls.
+const SLOW_MS = 5000;
+let site: SlowPagesSite;
 let dir: string;
 let first: LiveCli | undefined;
-const requests: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'crawl-pod-id-'));
-  // The front page links to slow pages: the first crawl holds leases when the second starts.
-  site = createServer((req, res) => {
-    const path = req.url ?? '';
-    if (path === '/robots.txt') {
-      res.writeHead(404).end();
-      return;
-    }
-    requests.push(path);
-    if (path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end([1, 2, 3].map((n) => `<a href="/slow/${n}">${n}</a>`).join(' '));
-      return;
-    }
-    setTimeout(
-      () => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'),
-      SLOW_MS,
-    );
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  port = (site.address() as AddressInfo).port;
+  site = await startSlowPagesSite(SLOW_MS);
 });
 
 afterAll(async () => {
   first?.kill();
-  await new Promise((resolve) => site.close(resolve));
+  await site.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -62,18 +41,21 @@ it('a second crawl on the same data dir (same pod id) is refused; the first lose
     '--per-host-concurrency',
     '3',
     '--resolve',
-    `site.test:${port}:127.0.0.1`,
+    `site.test:${site.port}:127.0.0.1`,
     '--allow-private-addresses',
     '--exit-when-idle',
     seed,
   ];
-  first = spawnCli(crawl(`http://site.test:${port}/`));
-  await vi.waitFor(() => expect(requests.filter((p) => p.startsWith('/slow/'))).toHaveLength(3), {
-    timeout: 30_000,
-    interval: 50,
-  });
+  first = spawnCli(crawl(`http://site.test:${site.port}/`));
+  await vi.waitFor(
+    () => expect(site.requests.filter((p) => p.startsWith('/slow/'))).toHaveLength(3),
+    {
+      timeout: 30_000,
+      interval: 50,
+    },
+  );
 
-  const second = await runCliWith(crawl(`http://site.test:${port}/other`), {
+  const second = await runCliWith(crawl(`http://site.test:${site.port}/other`), {
     killAfterMs: 30_000,
   });
   expect(second.code).toBe(2);
@@ -88,5 +70,5 @@ it('a second crawl on the same data dir (same pod id) is refused; the first lose
   expect(code).toBe(0);
   expect(JSON.parse(first.stdout().trim())).toMatchObject({ fetched: 4, summary: { pages: 4 } });
   // Each page once: nothing of the first crawl was requeued and fetched again.
-  expect([...requests].sort()).toEqual(['/', '/slow/1', '/slow/2', '/slow/3']);
+  expect([...site.requests].sort()).toEqual(['/', '/slow/1', '/slow/2', '/slow/3']);
 }, 90_000);

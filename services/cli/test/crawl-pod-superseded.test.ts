@@ -7,46 +7,24 @@
  * it as the same pod.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
 import { type LiveCli, spawnCli } from './spawn-cli.js';
 
 const SLOW_MS = 1500;
 const WAIT = { timeout: 30_000, interval: 50 };
-let site: Server;
-let port: number;
+let site: SlowPagesSite;
 let redis: RedisServer;
 let dir: string;
 const live: LiveCli[] = [];
-const requests: string[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
   dir = mkdtempSync(join(tmpdir(), 'crawl-superseded-'));
-  // The front page links to slow pages: the first pod holds leases when it stalls.
-  site = createServer((req, res) => {
-    const path = req.url ?? '';
-    if (path === '/robots.txt') {
-      res.writeHead(404).end();
-      return;
-    }
-    requests.push(path);
-    if (path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end([1, 2, 3].map((n) => `<a href="/slow/${n}">${n}</a>`).join(' '));
-      return;
-    }
-    setTimeout(
-      () => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'),
-      SLOW_MS,
-    );
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  port = (site.address() as AddressInfo).port;
+  site = await startSlowPagesSite(SLOW_MS);
 });
 
 afterAll(async () => {
@@ -54,7 +32,7 @@ afterAll(async () => {
     cli.child.kill('SIGCONT');
     cli.kill();
   }
-  await new Promise((resolve) => site.close(resolve));
+  await site.close();
   await redis.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -72,12 +50,12 @@ function crawl(seed: string, ...extra: string[]): LiveCli {
       '--per-host-concurrency',
       '3',
       '--resolve',
-      `site.test:${port}:127.0.0.1`,
+      `site.test:${site.port}:127.0.0.1`,
       '--allow-private-addresses',
       '--warc-dir',
       join(dir, 'warc'),
       ...extra,
-      `http://site.test:${port}${seed}`,
+      `http://site.test:${site.port}${seed}`,
     ],
     { env: { REDIS_URL: redis.url } },
   );
@@ -85,12 +63,12 @@ function crawl(seed: string, ...extra: string[]): LiveCli {
   return cli;
 }
 
-const count = (path: string) => requests.filter((p) => p === path).length;
+const count = (path: string) => site.requests.filter((p) => p === path).length;
 
 it('a stalled pod whose id was taken over stops at its next heartbeat, exit 1; the replacement crawls on', async () => {
   const stalled = crawl('/', '--exit-when-idle');
   await vi.waitFor(
-    () => expect(requests.filter((p) => p.startsWith('/slow/'))).toHaveLength(3),
+    () => expect(site.requests.filter((p) => p.startsWith('/slow/'))).toHaveLength(3),
     WAIT,
   );
   stalled.child.kill('SIGSTOP');
@@ -115,14 +93,16 @@ it('a stalled pod whose id was taken over stops at its next heartbeat, exit 1; t
   // The replacement kept its session (nothing expired it, nothing took it from it) and ends
   // its crawl normally on a signal.
   await new Promise((resolve) => setTimeout(resolve, 2000));
-  expect(replacement.stderr()).not.toMatch(/session had expired|SHARDLINE_ERR_MEMBERSHIP_SUPERSEDED/);
+  expect(replacement.stderr()).not.toMatch(
+    /session had expired|SHARDLINE_ERR_MEMBERSHIP_SUPERSEDED/,
+  );
   replacement.child.kill('SIGTERM');
   const ended = await replacement.exited;
   expect(ended.code).toBe(0);
   expect(JSON.parse(replacement.stdout().trim())).toMatchObject({ fetched: 4 });
   // Each slow page twice (the stalled pod's fetch never completed; the replacement's did),
   // nothing more: the stalled pod fetched nothing after it woke.
-  expect([...requests].sort()).toEqual([
+  expect([...site.requests].sort()).toEqual([
     '/',
     '/other',
     '/slow/1',
