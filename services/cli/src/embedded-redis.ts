@@ -3,7 +3,8 @@
  * 127.0.0.1 with its data (AOF on) in a local directory, so a crawl stopped and started again
  * resumes where it was. `<dataDir>/redis.port` records its port, its pid and the shardline
  * process that owns it. A second `shardline crawl` on the same directory shares the server
- * while that owner lives; a server whose owner is gone (a leftover) is shut down and started
+ * while that owner lives, and starts it again from its data when the owner has gone first
+ * (embedded-redis-sharer.ts); a server whose owner is gone (a leftover) is shut down and started
  * again from its data, a port file nothing answers on (stale) is replaced — both with a notice,
  * never silently. A watchdog (a tiny `sh` loop, not the server's child) stops the server when
  * its owner dies without stopping it (kill -9), so it is never orphaned.
@@ -14,8 +15,10 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pingReply } from '@shardline/frontier';
 import { Redis } from 'ioredis';
+import { outliveOwner } from './embedded-redis-sharer.js';
 import { CliError, CliErrorCode } from './errors.js';
 import { createDataDir } from './lib/data-dir.js';
+import { isAlive } from './lib/is-alive.js';
 
 /** Options of {@link startEmbeddedRedis}. */
 export interface EmbeddedRedisOptions {
@@ -89,7 +92,17 @@ export async function startEmbeddedRedis(
     const answers = await ping(known.port, 500);
     const ours = answers && (await servesDir(known.port, dataDir));
     const ownerAlive = known.owner !== undefined && isAlive(known.owner);
-    if (ours && ownerAlive) return handle(dataDir, known.port, undefined, known.owner);
+    if (ours && ownerAlive) {
+      const shared = handle(dataDir, known.port, undefined, known.owner) as EmbeddedRedis & {
+        sharedWith: number;
+      };
+      return outliveOwner(shared, {
+        restart: () => startEmbeddedRedis({ ...options, dataDir, port: known.port }),
+        shuttingDown: async () =>
+          findEmbeddedRedis(dataDir) === undefined && (await ping(known.port, 300)),
+        notice,
+      });
+    }
     if (ours) {
       notice(
         `stopping a leftover embedded Redis (port ${known.port}${known.pid ? `, pid ${known.pid}` : ''}) whose shardline process is gone; starting it again from its data`,
@@ -208,15 +221,6 @@ function startWatchdog(pid: number): { stop(): void } {
       }
     },
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** True when the Redis on `port` keeps its data in `dataDir` (`CONFIG GET dir`). */
