@@ -4,7 +4,7 @@
  * the stalled one's leases and crawls on. When the stalled process wakes, its next heartbeat
  * finds the id taken: it stops at once, exit 1, one line, without leaving (a leave would remove
  * the replacement's session). It used to overwrite the replacement's session and crawl on beside
- * it as the same pod.
+ * it as the same pod. A URLFrontier node (`shardline urlfrontier`) stops serving the same way.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,3 +113,27 @@ it('a stalled pod whose id was taken over stops at its next heartbeat, exit 1; t
     '/slow/3',
   ]);
 }, 120_000);
+
+it('a stalled URLFrontier node whose id was taken over stops serving at its next heartbeat, exit 1', async () => {
+  const node = (port: string) =>
+    spawnCli(
+      ['urlfrontier', '--pod-id', 'node-a', '--session-timeout-ms', '3000', '--port', port],
+      { env: { REDIS_URL: redis.url, KEY_PREFIX: 'uf' } },
+    );
+  const stalled = node('0');
+  live.push(stalled);
+  await vi.waitFor(() => expect(stalled.stdout()).toMatch(/listening on/), WAIT);
+  stalled.child.kill('SIGSTOP');
+  const replacement = node('0');
+  live.push(replacement);
+  await vi.waitFor(() => expect(replacement.stdout()).toMatch(/listening on/), WAIT);
+
+  stalled.child.kill('SIGCONT');
+  const { code } = await stalled.exited;
+  expect(code).toBe(1);
+  expect(stalled.stderr()).toMatch(
+    /^error: pod id node-a was taken over by another instance \(\S+\/\d+\) while this process was stalled .* \(SHARDLINE_ERR_MEMBERSHIP_SUPERSEDED\)$/m,
+  );
+  replacement.child.kill('SIGTERM');
+  expect((await replacement.exited).code).toBe(0);
+}, 60_000);

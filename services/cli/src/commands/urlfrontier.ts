@@ -8,6 +8,7 @@
 
 import { hostname } from 'node:os';
 import { DEFAULT_PREFIX } from '@shardline/frontier';
+import type { MembershipSupersededError } from '@shardline/membership';
 import { type Command, Option } from 'commander';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
@@ -157,11 +158,18 @@ export function registerUrlFrontierCommand(program: Command): void {
         });
         process.stdout.write(`shardline urlfrontier ${node.podId} listening on ${node.address}\n`);
         signalJoined();
-        await new Promise<void>((resolve) => {
-          const stop = () => resolve();
+        const superseded = await new Promise<MembershipSupersededError | undefined>((resolve) => {
+          const stop = () => resolve(undefined);
           process.once('SIGTERM', stop);
           process.once('SIGINT', stop);
+          // Another instance took this node's id over while it stalled: stop serving at once.
+          node.membership.once('superseded', resolve);
         });
+        if (superseded) {
+          log.fatal({ code: superseded.code }, superseded.message);
+          await node.stop({ graceful: false });
+          throw superseded;
+        }
         // Graceful: the node's domains move to the others; its leases stay with their clients.
         await node.stop();
       } finally {
