@@ -15,6 +15,7 @@ import { registerRingShowCommand } from './commands/ring-show.js';
 import { registerSeedCommand } from './commands/seed.js';
 import { registerConfigCommand } from './commands/show-config.js';
 import { registerStatsCommands } from './commands/stats.js';
+import { registerStreamCommands } from './commands/streams.js';
 import { registerUrlFrontierCommand } from './commands/urlfrontier.js';
 import { registerWarcCommands } from './commands/warc.js';
 import { loadConfig } from './config.js';
@@ -47,6 +48,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerApiCommand(program);
   registerSeedCommand(program, ctx);
   registerStatsCommands(program, ctx);
+  registerStreamCommands(program, ctx);
   registerDomainCommands(program, ctx);
   registerDeadLetterCommand(program, ctx);
   registerPauseCommands(program, ctx);

@@ -18,6 +18,8 @@ const COMMANDS = [
   ['dead-letters'],
   ['pause'],
   ['resume'],
+  ['items'],
+  ['results'],
 ];
 
 let server: RedisServer;
@@ -52,6 +54,8 @@ describe('Redis-backed commands: help and connection', () => {
       'dead-letters',
       'pause',
       'resume',
+      'items',
+      'results',
     ]) {
       expect(top.stdout).toMatch(new RegExp(`^\\s+${name}\\b`, 'm'));
     }
