@@ -20,6 +20,7 @@ import type { PodArchive } from './archive/pod-archive.js';
 import { Batcher } from './batcher.js';
 import { invalidOption } from './errors.js';
 import { Fetcher } from './fetcher.js';
+import { foldFinishedDomains } from './fold-finished.js';
 import { FrontierWatch } from './frontier-watch.js';
 import { type ItemRecord, itemSink } from './handlers/items.js';
 import { loadHandler } from './handlers/load-handler.js';
@@ -346,7 +347,18 @@ export function buildPod(options: CrawlerPodOptions): PodParts {
       pendingWrites: () => enqueuer.pending > 0 || completer.pending > 0,
     });
     // An emptied Redis looks idle: the frontier must still be the one the pod worked on.
-    loopOptions.shouldExit = async () => (await watch.check()) || idle.shouldExit();
+    // A finished crawl's last domains are folded before the exit (fold-finished.ts).
+    loopOptions.shouldExit = async () =>
+      (await watch.check()) ||
+      ((await idle.shouldExit()) &&
+        (await foldFinishedDomains(
+          { claim: writes.claim, release: writes.release, inspector: frontier.inspector },
+          s.podId,
+        ).catch((error: unknown) => {
+          // Only bytes are at stake: the next pod of the crawl folds them at its first visit.
+          log.warn({ err: error }, 'folding the finished domains before the exit failed');
+          return true;
+        })));
   }
   loop = new WorkLoop(loopOptions);
   return {
