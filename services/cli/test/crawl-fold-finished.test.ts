@@ -5,36 +5,26 @@
  * visits, so every domain finished in the crawl's last 30 s — all of a short crawl's — stayed
  * live until a pod of the crawl ran again.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { RedisFrontier } from '@shardline/frontier';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { type HtmlSite, startHtmlSite } from './html-site.js';
 import { runCliWith } from './run-cli-with.js';
 
 const DOMAINS = ['a.test', 'b.test', 'c.test', 'd.test'];
 let server: RedisServer;
 let redis: Redis;
-let site: Server;
-let port: number;
+let site: HtmlSite;
 
 beforeAll(async () => {
   server = await startRedis();
   redis = new Redis(server.url);
-  site = createServer((req, res) => {
-    if (req.url === '/robots.txt') {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<p>one page</p>');
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  port = (site.address() as AddressInfo).port;
+  site = await startHtmlSite(() => '<p>one page</p>');
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => site.close(resolve));
+  await site.close();
   await redis.quit();
   await server.stop();
 });
@@ -48,11 +38,11 @@ it('--exit-when-idle folds the domains it finished before it exits', async () =>
       '--min-delay-ms',
       '0',
       '--allow-private-addresses',
-      ...DOMAINS.flatMap((d) => ['--resolve', `${d}:${port}:127.0.0.1`]),
+      ...DOMAINS.flatMap((d) => ['--resolve', `${d}:${site.port}:127.0.0.1`]),
       '--exit-when-idle',
       '--idle-grace-ms',
       '300',
-      ...DOMAINS.map((d) => `http://${d}:${port}/`),
+      ...DOMAINS.map((d) => `http://${d}:${site.port}/`),
     ],
     { env: { REDIS_URL: server.url }, killAfterMs: 60_000 },
   );

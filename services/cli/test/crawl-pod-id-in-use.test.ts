@@ -13,18 +13,22 @@ import { runCliWith } from './run-cli-with.js';
 import { type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
 import { type LiveCli, spawnCli } from './spawn-cli.js';
 
-// Long enough for the second process to start and be refused while the first still crawls.
-const SLOW_MS = 5000;
 let site: SlowPagesSite;
+// The slow pages answer once the second process has been refused: the first still crawls then.
+let releaseSlowPages: () => void = () => undefined;
+const secondRefused = new Promise<void>((resolve) => {
+  releaseSlowPages = resolve;
+});
 let dir: string;
 let first: LiveCli | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'crawl-pod-id-'));
-  site = await startSlowPagesSite(SLOW_MS);
+  site = await startSlowPagesSite(() => secondRefused);
 });
 
 afterAll(async () => {
+  releaseSlowPages();
   first?.kill();
   await site.close();
   rmSync(dir, { recursive: true, force: true });
@@ -58,6 +62,7 @@ it('a second crawl on the same data dir (same pod id) is refused; the first lose
   const second = await runCliWith(crawl(`http://site.test:${site.port}/other`), {
     killAfterMs: 30_000,
   });
+  releaseSlowPages();
   expect(second.code).toBe(2);
   // It left nothing: it held nothing in the registry (the first pod's session is untouched).
   expect(second.stderr).not.toMatch(/membership left|join had failed/);

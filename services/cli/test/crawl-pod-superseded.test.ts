@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
+import { after, type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
 import { type LiveCli, spawnCli } from './spawn-cli.js';
 
 const SLOW_MS = 1500;
@@ -24,7 +24,7 @@ const live: LiveCli[] = [];
 beforeAll(async () => {
   redis = await startRedis();
   dir = mkdtempSync(join(tmpdir(), 'crawl-superseded-'));
-  site = await startSlowPagesSite(SLOW_MS);
+  site = await startSlowPagesSite(() => after(SLOW_MS));
 });
 
 afterAll(async () => {

@@ -9,21 +9,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { runCliWith } from './run-cli-with.js';
-import { type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
+import { after, type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
 import { spawnCli } from './spawn-cli.js';
 
 let first: SlowPagesSite;
 let second: SlowPagesSite;
 let dir: string;
+// The order the test needs, whatever the machine's load: the first crawl's slow pages answer
+// once the second crawl fetches (it shares the first's Redis by then), the second's once the
+// first crawl has exited (its server is gone by then).
+let secondFetching: () => void = () => undefined;
+const secondStarted = new Promise<void>((resolve) => {
+  secondFetching = resolve;
+});
+let firstExited: () => void = () => undefined;
+const firstGone = new Promise<void>((resolve) => {
+  firstExited = resolve;
+});
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'crawl-shared-redis-'));
-  first = await startSlowPagesSite(1000);
-  // Still fetching when the first crawl has finished.
-  second = await startSlowPagesSite(6000);
+  first = await startSlowPagesSite(() => secondStarted);
+  second = await startSlowPagesSite(() => {
+    secondFetching();
+    return firstGone.then(() => after(500));
+  });
 });
 
 afterAll(async () => {
+  secondFetching();
+  firstExited();
   await first.close();
   await second.close();
   rmSync(dir, { recursive: true, force: true });
@@ -58,6 +73,7 @@ it('the second crawl on a data dir goes on when the crawl that started the embed
     interval: 50,
   });
   const ended = await one.exited;
+  firstExited();
   expect(ended.code).toBe(0);
   expect(JSON.parse(one.stdout().trim())).toMatchObject({ fetched: 4 });
 

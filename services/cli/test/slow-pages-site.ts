@@ -1,40 +1,21 @@
 /**
- * A loopback site whose front page links to three slow pages (`/slow/1…3`, each answered after
- * `slowMs`): a crawl of it holds three leases for that long, which tests of concurrent processes
- * need. Every request but robots.txt (a 404) is recorded in `requests`.
+ * A loopback site whose front page links to three slow pages (`/slow/1…3`), answered once
+ * `slow()` resolves: a crawl of it holds three leases until then, which tests of concurrent
+ * processes need. Every request but robots.txt (a 404) is recorded in `requests`.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type HtmlSite, startHtmlSite } from './html-site.js';
 
-export interface SlowPagesSite {
-  port: number;
-  requests: string[];
-  close(): Promise<void>;
+export type SlowPagesSite = HtmlSite;
+
+export function startSlowPagesSite(slow: () => Promise<unknown>): Promise<SlowPagesSite> {
+  return startHtmlSite(
+    (path) =>
+      path === '/'
+        ? [1, 2, 3].map((n) => `<a href="/slow/${n}">${n}</a>`).join(' ')
+        : '<p>slow</p>',
+    (path) => (path === '/' ? Promise.resolve() : slow()),
+  );
 }
 
-export async function startSlowPagesSite(slowMs: number): Promise<SlowPagesSite> {
-  const requests: string[] = [];
-  const server: Server = createServer((req, res) => {
-    const path = req.url ?? '';
-    if (path === '/robots.txt') {
-      res.writeHead(404).end();
-      return;
-    }
-    requests.push(path);
-    if (path === '/') {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end([1, 2, 3].map((n) => `<a href="/slow/${n}">${n}</a>`).join(' '));
-      return;
-    }
-    setTimeout(
-      () => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>slow</p>'),
-      slowMs,
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+/** A promise of `ms` milliseconds. */
+export const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

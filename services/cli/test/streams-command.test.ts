@@ -4,21 +4,19 @@
  * followed with --follow until Ctrl-C.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeItem } from '@shardline/crawler';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
+import { type HtmlSite, startHtmlSite } from './html-site.js';
 import { runCliWith } from './run-cli-with.js';
 import { spawnCli } from './spawn-cli.js';
 
 let server: RedisServer;
 let redis: Redis;
-let site: Server;
-let port: number;
+let site: HtmlSite;
 let dir: string;
 
 beforeAll(async () => {
@@ -26,21 +24,14 @@ beforeAll(async () => {
   redis = new Redis(server.url);
   dir = mkdtempSync(join(tmpdir(), 'streams-command-'));
   // Three pages, each linking to the next.
-  site = createServer((req, res) => {
-    if (req.url === '/robots.txt') {
-      res.writeHead(404).end();
-      return;
-    }
-    const n = Number(req.url?.slice(1) || 0);
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<title>page ${n}</title>${n < 2 ? `<a href="/${n + 1}">next</a>` : ''}`);
+  site = await startHtmlSite((path) => {
+    const n = Number(path.slice(1) || 0);
+    return `<title>page ${n}</title>${n < 2 ? `<a href="/${n + 1}">next</a>` : ''}`;
   });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  port = (site.address() as AddressInfo).port;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => site.close(resolve));
+  await site.close();
   await redis.quit();
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -73,7 +64,7 @@ it('prints what a finished crawl kept: its items and results, paged by --limit a
     '--exit-when-idle',
     '--idle-grace-ms',
     '300',
-    `http://127.0.0.1:${port}/0`,
+    `http://127.0.0.1:${site.port}/0`,
   ]);
   expect(crawl.code).toBe(0);
 
@@ -81,7 +72,7 @@ it('prints what a finished crawl kept: its items and results, paged by --limit a
   expect(items.code).toBe(0);
   const all = lines(items.stdout);
   expect(all.map((line) => [line.url, line.item])).toEqual(
-    [0, 1, 2].map((n) => [`http://127.0.0.1:${port}/${n}`, { title: `page ${n}` }]),
+    [0, 1, 2].map((n) => [`http://127.0.0.1:${site.port}/${n}`, { title: `page ${n}` }]),
   );
   for (const line of all) {
     expect(line).toMatchObject({ id: expect.stringMatching(/^\d+-\d+$/), pod: expect.any(String) });
@@ -96,7 +87,7 @@ it('prints what a finished crawl kept: its items and results, paged by --limit a
 
   const results = lines((await cli(['results', '--prefix', 'kept'])).stdout);
   expect(results.map((r) => [r.url, r.outcome, r.status])).toEqual(
-    [0, 1, 2].map((n) => [`http://127.0.0.1:${port}/${n}`, 'fetched', 200]),
+    [0, 1, 2].map((n) => [`http://127.0.0.1:${site.port}/${n}`, 'fetched', 200]),
   );
 });
 
