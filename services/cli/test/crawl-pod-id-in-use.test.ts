@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { runCliWith } from './run-cli-with.js';
-import { type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
+import { type SlowPagesSite, slowSiteFlags, startSlowPagesSite } from './slow-pages-site.js';
 import { type LiveCli, spawnCli } from './spawn-cli.js';
 
 let site: SlowPagesSite;
@@ -40,13 +40,7 @@ it('a second crawl on the same data dir (same pod id) is refused; the first lose
     'crawl',
     '--data-dir',
     dataDir,
-    '--min-delay-ms',
-    '0',
-    '--per-host-concurrency',
-    '3',
-    '--resolve',
-    `site.test:${site.port}:127.0.0.1`,
-    '--allow-private-addresses',
+    ...slowSiteFlags(site),
     '--exit-when-idle',
     seed,
   ];

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type RedisServer, startRedis } from '../../../test/helpers/redis.js';
-import { after, type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
+import { after, type SlowPagesSite, slowSiteFlags, startSlowPagesSite } from './slow-pages-site.js';
 import { type LiveCli, spawnCli } from './spawn-cli.js';
 
 const SLOW_MS = 1500;
@@ -45,13 +45,7 @@ function crawl(seed: string, ...extra: string[]): LiveCli {
       'twin',
       '--session-timeout-ms',
       '3000',
-      '--min-delay-ms',
-      '0',
-      '--per-host-concurrency',
-      '3',
-      '--resolve',
-      `site.test:${site.port}:127.0.0.1`,
-      '--allow-private-addresses',
+      ...slowSiteFlags(site),
       '--warc-dir',
       join(dir, 'warc'),
       ...extra,

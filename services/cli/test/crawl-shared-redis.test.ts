@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { runCliWith } from './run-cli-with.js';
-import { after, type SlowPagesSite, startSlowPagesSite } from './slow-pages-site.js';
+import { after, type SlowPagesSite, slowSiteFlags, startSlowPagesSite } from './slow-pages-site.js';
 import { spawnCli } from './spawn-cli.js';
 
 let first: SlowPagesSite;
@@ -50,13 +50,7 @@ const crawl = (crawlId: string, site: SlowPagesSite) => [
   dir,
   '--crawl-id',
   crawlId,
-  '--min-delay-ms',
-  '0',
-  '--per-host-concurrency',
-  '3',
-  '--resolve',
-  `${crawlId}.test:${site.port}:127.0.0.1`,
-  '--allow-private-addresses',
+  ...slowSiteFlags(site, `${crawlId}.test`),
   '--exit-when-idle',
   `http://${crawlId}.test:${site.port}/`,
 ];

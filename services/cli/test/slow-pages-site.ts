@@ -19,3 +19,19 @@ export function startSlowPagesSite(slow: () => Promise<unknown>): Promise<SlowPa
 
 /** A promise of `ms` milliseconds. */
 export const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The `crawl` flags that reach `site` as `host` on loopback with its three slow pages out at
+ * once: no delay, three per host, the override, private addresses allowed.
+ */
+export function slowSiteFlags(site: SlowPagesSite, host = 'site.test'): string[] {
+  return [
+    '--min-delay-ms',
+    '0',
+    '--per-host-concurrency',
+    '3',
+    '--resolve',
+    `${host}:${site.port}:127.0.0.1`,
+    '--allow-private-addresses',
+  ];
+}
